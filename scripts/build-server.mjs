@@ -1,0 +1,18 @@
+// Bundles the Node side (CLI, server, worker-thread entry points) into dist/server with esbuild.
+// npm packages stay external (they are installed); only our own TypeScript is bundled.
+import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+
+const entryPoints = ['server/cli/main.ts', 'server/workers/compareWorker.ts'].filter((p) => existsSync(p));
+await build({
+  entryPoints,
+  outdir: 'dist/server',
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  logLevel: 'warning',
+  outbase: 'server',
+});

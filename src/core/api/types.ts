@@ -1,0 +1,98 @@
+/**
+ * The HTTP contract between `server/` and `src/app/`. Both sides import these types, so a field renamed here
+ * breaks the build on both ends instead of silently at run time. Field names are camelCase; msprobe's own
+ * snake_case names survive only inside `inputData` / `outputData` items, which are shown verbatim.
+ */
+
+export type Side = 'npu' | 'bench';
+export type GraphType = 'build' | 'compare';
+/** msprobe's `task` string as written into the file: summary | md5 | all (real tensors) | structure, or '' for builds. */
+export type Task = 'summary' | 'md5' | 'all' | 'structure' | '';
+
+/** `GET /api/runs` */
+export interface RunsResponse {
+  logdir: string;
+  runs: RunEntry[];
+}
+export interface RunEntry {
+  /** Directory path relative to the log dir, '/'-separated; '.' for the log dir itself. */
+  run: string;
+  tags: TagEntry[];
+}
+export interface TagEntry {
+  /** File name without `.vis` / `.vis.db`. */
+  tag: string;
+  format: 'vis' | 'db';
+  /** null while unknown (not yet opened) or when the file could not be read. */
+  graphType: GraphType | null;
+  sizeBytes: number;
+  /** A one-line problem with this file (it stays listed so the user sees why it cannot open). */
+  error: string | null;
+}
+
+/** One colour bucket as the file defines it (`Colors` / `node_colors`). `value` is `[lo, hi]`, `[]` or legacy strings. */
+export interface ColorBucket {
+  color: string;
+  value: number[] | string;
+  description: string;
+}
+
+/** `GET /api/graph/meta?run&tag` */
+export interface GraphMeta {
+  run: string;
+  tag: string;
+  format: 'vis' | 'db';
+  graphType: GraphType;
+  task: Task;
+  microSteps: number;
+  overflowCheck: boolean;
+  colors: ColorBucket[];
+  /** Column name → explanation, decoded from the file's ToolTip JSON string (non-string values dropped). */
+  toolTips: Record<string, string>;
+  steps: number[];
+  ranks: number[];
+  /** Root node id per side (compare files have both). */
+  roots: Partial<Record<Side, string>>;
+  nodeCounts: Partial<Record<Side, number>>;
+}
+
+/** The compact record the graph canvas needs for one node. Everything else comes from `/api/graph/node`. */
+export interface NodeSummary {
+  id: string;
+  /** msprobe node_type: 0 module, 1 api, 8 fusion collection, 9 api collection. */
+  nodeType: number;
+  /** null when the node carries no precision_index (unmatched, bench side, build). NaN in the file → null. */
+  precisionIndex: number | null;
+  overflowLevel: string | null;
+  /** Counterpart path on the other side; last element is the counterpart id; [] when unmatched. */
+  matchedNodeLink: string[];
+  childCount: number;
+  microStepId: number | null;
+}
+
+/** `GET /api/graph/children?run&tag&side&node&micro` */
+export interface ChildrenResponse {
+  node: string;
+  children: NodeSummary[];
+}
+
+/** One formatted input/output item exactly as stored in the file (all values are strings in msprobe output). */
+export type IoItem = Record<string, unknown>;
+
+/** `GET /api/graph/node?run&tag&side&node` */
+export interface NodeDetail extends NodeSummary {
+  side: Side;
+  upnode: string | null;
+  /** Ancestor ids from the root down to the parent (empty for the root). */
+  path: string[];
+  inputData: Record<string, IoItem>;
+  outputData: Record<string, IoItem>;
+  stackInfo: string[];
+  suggestions: Record<string, unknown>;
+  parallelMergeInfo: string[];
+  matchedDistributed: unknown;
+}
+
+export interface ApiError {
+  error: string;
+}

@@ -1,0 +1,73 @@
+import type { PyValue } from '../formats/pyJson.js';
+
+/**
+ * The in-memory graph that `graph` builds from dump directories (msprobe-format.md §2.1). One `Graph` per
+ * (side, step, rank). Field names are msprobe's concepts in camelCase; they become snake_case only in writers.
+ */
+
+/** msprobe NodeOp, serialised as `node_type`. */
+export const NodeOp = { module: 0, functionApi: 1, multiCollection: 8, apiCollection: 9 } as const;
+export type NodeOpValue = (typeof NodeOp)[keyof typeof NodeOp];
+
+/**
+ * One flattened input/output/parameter item (§2.5) before export formatting: the dump descriptor's keys in file
+ * order plus the keys parsing adds (`data_name`, `full_op_name`, `state`, `requires_grad`, stats, …), then the
+ * compare columns. Values keep Python semantics (bigint = int, number = float) until `formatItem` (§4.1).
+ */
+export type RawItem = Map<string, PyValue>;
+
+export class GraphNode {
+  upnode: GraphNode | null = null;
+  readonly subnodes: GraphNode[] = [];
+  /** key (e.g. `X.input.0`, `X.parameters.weight`) → item; parameters and parameters_grad live here too. */
+  readonly inputData = new Map<string, RawItem>();
+  readonly outputData = new Map<string, RawItem>();
+  /** `precision_index`, `overflow_level` — written as the node's `data` object. */
+  readonly data: { precisionIndex?: number; overflowLevel?: 'medium' | 'high' | 'critical' } = {};
+  matchedNodeLink: string[] = [];
+  stackInfo: string[] = [];
+  microStepId: number | null = null;
+  /** §2.12: an object, or a list of objects for batch_isend_irecv; null when none. */
+  matchedDistributed: unknown = null;
+  parallelMergeInfo: string[] = [];
+  /** §2.4: `{op, peer, group_id}` of batch_isend_irecv P2P ops (internal). */
+  batchP2pInfo: Array<{ op: string; peer: PyValue; groupId: PyValue }> = [];
+
+  constructor(
+    readonly id: string,
+    public op: NodeOpValue,
+  ) {}
+
+  /** §2.4 add_upnode: the first parent assignment wins; a node is never its own parent. */
+  attachTo(parent: GraphNode): void {
+    if (this.upnode || parent.id === this.id) return;
+    this.upnode = parent;
+    parent.subnodes.push(this);
+  }
+
+  /** Ancestor ids from the root down to the parent (msprobe `get_ancestors`); [] on a cycle. */
+  ancestors(): string[] {
+    const out: string[] = [];
+    const seen = new Set<GraphNode>([this]);
+    for (let p = this.upnode; p; p = p.upnode) {
+      if (seen.has(p)) return [];
+      seen.add(p);
+      out.push(p.id);
+    }
+    return out.reverse();
+  }
+}
+
+export interface Graph {
+  root: GraphNode;
+  /** Insertion-ordered: root first, then construct.json order, collections and parameters_grad nodes last. */
+  nodeMap: Map<string, GraphNode>;
+  /** dump.json's `dump_data_dir`, copied verbatim. */
+  dumpDataDir: PyValue;
+  /** Directory holding dump.json (real tensors are read from `{dir}/dump_tensor_data`). */
+  dumpDir: string;
+  step: number;
+  rank: number;
+  /** Megatron `megatron_micro_step_number` when present (§1.5). */
+  megatronMicroStepNumber: number | null;
+}
