@@ -1,0 +1,7 @@
+// The `probeboard` command (bin/probeboard.js loads the bundle of this file).
+import { registerGraphCommand } from './graph.js';
+import { runCli } from './program.js';
+import { registerServeCommand } from './serve.js';
+
+const code = await runCli(process.argv.slice(2), [registerServeCommand, registerGraphCommand]);
+if (code !== 0) process.exit(code);

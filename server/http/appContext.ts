@@ -1,0 +1,12 @@
+import type { Lang } from '../i18n/messages.js';
+import type { StoreCache } from '../store/openStore.js';
+
+/** What every route of one app instance shares. One instance per `createApp`, so tests can run several side by side. */
+export interface AppContext {
+  /** realpath of the log dir: every containment check compares against it. */
+  logdirReal: string;
+  /** The log dir as the user gave it (made absolute), shown in the listing. */
+  logdirShown: string;
+  stores: StoreCache;
+  defaultLang: Lang;
+}

@@ -1,0 +1,60 @@
+/**
+ * Every message the server writes into an `{error}` body or a listing, in English and Simplified Chinese (the
+ * reference viewer's two languages). Parser details (`file:line:column: problem`) stay English inside `{problem}`:
+ * they quote the file, and translating them would make bug reports harder to match with the source.
+ */
+
+export type Lang = 'en' | 'zh-CN';
+export const langs: readonly Lang[] = ['en', 'zh-CN'];
+
+const en = {
+  missingParam: 'missing query parameter "{name}"',
+  badParam: 'query parameter "{name}" must be {expected}',
+  badPath: 'run/tag "{value}" is not allowed: {reason}',
+  outsideLogdir: '"{value}" resolves outside the log directory',
+  unknownRun: 'no run "{run}" in the log directory',
+  unknownTag: 'no graph file "{tag}" in run "{run}"',
+  unknownNode: 'no node "{node}" on the {side} side of {file}',
+  noBenchSide: '{file} is a single-graph (build) file: it has no bench side',
+  fileUnreadable: '{file}: {problem}',
+  dbNotSupported: '{file}: .vis.db files open in a later version of probeboard',
+  notFound: 'not found: {path}',
+  appNotBuilt: 'the web app is not built ({dir} is missing): run "npm run build"',
+  badHost: 'host "{host}" is not allowed; open the viewer through localhost or start it with --bind_all',
+  internal: 'internal server error: {problem}',
+} as const;
+
+export type MessageKey = keyof typeof en;
+
+const zhCN: Record<MessageKey, string> = {
+  missingParam: '缺少查询参数 "{name}"',
+  badParam: '查询参数 "{name}" 必须是{expected}',
+  badPath: '不允许的 run/tag "{value}"：{reason}',
+  outsideLogdir: '"{value}" 指向日志目录之外',
+  unknownRun: '日志目录中没有 run "{run}"',
+  unknownTag: 'run "{run}" 中没有图文件 "{tag}"',
+  unknownNode: '{file} 的 {side} 侧没有节点 "{node}"',
+  noBenchSide: '{file} 是单图（build）文件，没有标杆（bench）侧',
+  fileUnreadable: '{file}：文件无法读取（{problem}）',
+  dbNotSupported: '{file}：.vis.db 文件将在 probeboard 的后续版本中支持',
+  notFound: '未找到：{path}',
+  appNotBuilt: '网页应用尚未构建（缺少 {dir}）：请运行 "npm run build"',
+  badHost: '不允许的主机名 "{host}"；请通过 localhost 访问，或使用 --bind_all 启动',
+  internal: '服务器内部错误：{problem}',
+};
+
+const tables: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };
+
+export type MessageParams = Record<string, string | number>;
+
+/** A message not yet rendered, so one value can be shown in whichever language the request asks for. */
+export interface Message {
+  key: MessageKey;
+  params: MessageParams;
+}
+
+export function translate(lang: Lang, msg: Message): string {
+  return tables[lang][msg.key].replace(/\{(\w+)\}/g, (whole, name: string) =>
+    name in msg.params ? String(msg.params[name]) : whole,
+  );
+}

@@ -1,0 +1,146 @@
+import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import type { GraphType } from '../../src/core/api/types.js';
+import type { Message } from '../i18n/messages.js';
+import { DbNotSupportedError, type GraphFormat, type StoreCache } from '../store/openStore.js';
+import { naturalCompare } from './naturalSort.js';
+import { sniffVis } from './sniffVis.js';
+
+/**
+ * Finds graph files under the log dir. Unlike the reference viewer (two levels, run = basename, colliding names;
+ * reference-viewer.md §4.1) a run is the directory path relative to the log dir, so nested layouts such as
+ * `case/vis-202507/` stay distinct. Hidden entries are skipped; symlinks are followed only while their target stays
+ * inside the log dir, and each real directory is visited once (no loops).
+ */
+
+export const MAX_SCAN_DEPTH = 4;
+const HEAD_BYTES = 64 * 1024;
+const TAIL_BYTES = 256;
+
+export interface ScannedTag {
+  tag: string;
+  format: GraphFormat;
+  sizeBytes: number;
+  graphType: GraphType | null;
+  error: Message | null;
+}
+export interface ScannedRun {
+  run: string;
+  tags: ScannedTag[];
+}
+
+/** The file-name suffix of each format; `.vis.db` is tested first because it also ends in neither `.vis`. */
+export function splitGraphFileName(name: string): { tag: string; format: GraphFormat } | null {
+  if (name.startsWith('.')) return null;
+  if (name.endsWith('.vis.db') && name.length > 7) return { tag: name.slice(0, -7), format: 'db' };
+  if (name.endsWith('.vis') && name.length > 4) return { tag: name.slice(0, -4), format: 'vis' };
+  return null;
+}
+
+export function graphFileName(tag: string, format: GraphFormat): string {
+  return format === 'db' ? `${tag}.vis.db` : `${tag}.vis`;
+}
+
+export function isInside(rootReal: string, target: string): boolean {
+  return target === rootReal || target.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
+}
+
+/** `logdirReal` must be a realpath. Runs and tags come back in natural order, '.' (the log dir itself) first. */
+export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX_SCAN_DEPTH): ScannedRun[] {
+  const runs: ScannedRun[] = [];
+  const visited = new Set<string>([logdirReal]);
+
+  const visit = (dirAbs: string, parts: string[]) => {
+    let entries;
+    try {
+      entries = readdirSync(dirAbs, { withFileTypes: true });
+    } catch {
+      return; // unreadable directory: nothing to list, the rest of the tree still is
+    }
+    const run = parts.length === 0 ? '.' : parts.join('/');
+    const tags: ScannedTag[] = [];
+    const subdirs: Array<{ name: string; real: string }> = [];
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const abs = path.join(dirAbs, entry.name);
+      let real = abs;
+      let stats: Stats;
+      try {
+        if (entry.isSymbolicLink()) {
+          real = realpathSync(abs);
+          if (!isInside(logdirReal, real)) continue;
+        }
+        stats = statSync(real);
+      } catch {
+        continue; // dangling link or a file removed while scanning
+      }
+      if (stats.isDirectory()) {
+        if (parts.length < maxDepth && !visited.has(real)) subdirs.push({ name: entry.name, real });
+        continue;
+      }
+      const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
+      if (named) tags.push(describeFile(real, path.posix.join(...parts, entry.name), named, stats, cache));
+    }
+    if (tags.length > 0) {
+      tags.sort((a, b) => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1));
+      runs.push({ run, tags });
+    }
+    for (const d of subdirs.sort((a, b) => naturalCompare(a.name, b.name))) {
+      if (visited.has(d.real)) continue;
+      visited.add(d.real);
+      visit(d.real, [...parts, d.name]);
+    }
+  };
+  visit(logdirReal, []);
+  return runs.sort((a, b) => (a.run === '.' ? -1 : b.run === '.' ? 1 : naturalCompare(a.run, b.run)));
+}
+
+function describeFile(
+  abs: string,
+  relPath: string,
+  named: { tag: string; format: GraphFormat },
+  stats: Stats,
+  cache: StoreCache,
+): ScannedTag {
+  const base = { tag: named.tag, format: named.format, sizeBytes: stats.size };
+  if (named.format === 'db') {
+    return { ...base, graphType: null, error: { key: 'dbNotSupported', params: { file: relPath } } };
+  }
+  // A file already opened (or already refused) at this size and mtime: its full parse knows better than a sniff.
+  const known = cache.peek(abs, stats);
+  if (known && 'store' in known) return { ...base, graphType: known.store.meta().graphType, error: null };
+  if (known && 'error' in known) {
+    const e = known.error;
+    const error: Message =
+      e instanceof DbNotSupportedError
+        ? { key: 'dbNotSupported', params: { file: e.file } }
+        : { key: 'fileUnreadable', params: { file: e.file, problem: e.problem } };
+    return { ...base, graphType: null, error };
+  }
+  let sniff;
+  try {
+    const { head, tail } = readEnds(abs, stats.size);
+    sniff = sniffVis(head, tail, stats.size);
+  } catch (e) {
+    sniff = { graphType: null, problem: `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}` };
+  }
+  return {
+    ...base,
+    graphType: sniff.graphType,
+    error: sniff.problem ? { key: 'fileUnreadable', params: { file: relPath, problem: sniff.problem } } : null,
+  };
+}
+
+function readEnds(abs: string, size: number): { head: string; tail: string } {
+  const fd = openSync(abs, 'r');
+  try {
+    const head = Buffer.alloc(Math.min(HEAD_BYTES, size));
+    const headRead = readSync(fd, head, 0, head.length, 0);
+    const tailLen = Math.min(TAIL_BYTES, size);
+    const tail = Buffer.alloc(tailLen);
+    const tailRead = readSync(fd, tail, 0, tailLen, size - tailLen);
+    return { head: head.subarray(0, headRead).toString('utf8'), tail: tail.subarray(0, tailRead).toString('utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}

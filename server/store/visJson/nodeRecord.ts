@@ -1,0 +1,98 @@
+import type { IoItem, NodeDetail, NodeSummary, Side } from '../../../src/core/api/types.js';
+import { isObject, subnodeIds, type RawNode, type VisSide } from './visDocument.js';
+
+/**
+ * Raw `.vis` node → the API's node records. The tolerance rules are the reference viewer's (msprobe-format.md §7,
+ * §5.2): string micro steps, `N___`/`B___` link prefixes, NaN precision, missing `data`/`stack_info`.
+ */
+
+export function nodeSummary(id: string, raw: RawNode, side: VisSide): NodeSummary {
+  const data = isObject(raw.data) ? raw.data : {};
+  return {
+    id,
+    nodeType: toInt(raw.node_type) ?? 0,
+    precisionIndex: toFiniteNumber(data.precision_index),
+    overflowLevel: typeof data.overflow_level === 'string' ? data.overflow_level : null,
+    matchedNodeLink: matchedNodeLink(raw.matched_node_link),
+    childCount: subnodeIds(raw, side.nodes).length,
+    microStepId: toInt(raw.micro_step_id),
+  };
+}
+
+export function nodeDetail(id: string, raw: RawNode, side: VisSide, sideName: Side): NodeDetail {
+  const path = ancestors(id, raw, side);
+  return {
+    ...nodeSummary(id, raw, side),
+    side: sideName,
+    upnode: path.length > 0 ? path[path.length - 1] : null,
+    path,
+    inputData: ioItems(raw.input_data),
+    outputData: ioItems(raw.output_data),
+    stackInfo: stringList(raw.stack_info),
+    suggestions: isObject(raw.suggestions) ? raw.suggestions : {},
+    parallelMergeInfo: stringList(raw.parallel_merge_info),
+    matchedDistributed: raw.matched_distributed ?? null,
+  };
+}
+
+/**
+ * Root → parent. Nodes reachable from the root use the `subnodes` tree; unreachable ones (kept by older JSON
+ * versions, msprobe-format.md §8.1) fall back to their `upnode` chain, stopping at a missing id or a cycle.
+ */
+function ancestors(id: string, raw: RawNode, side: VisSide): string[] {
+  const out: string[] = [];
+  if (id === side.rootId) return out;
+  const seen = new Set<string>([id]);
+  let parent = side.parentOf.get(id) ?? upnodeOf(raw, side);
+  while (parent !== undefined && !seen.has(parent)) {
+    seen.add(parent);
+    out.push(parent);
+    if (parent === side.rootId) break;
+    parent = side.parentOf.get(parent) ?? upnodeOf(side.nodes.get(parent)!, side);
+  }
+  return out.reverse();
+}
+
+function upnodeOf(raw: RawNode, side: VisSide): string | undefined {
+  const up = raw.upnode;
+  return typeof up === 'string' && side.nodes.has(up) ? up : undefined;
+}
+
+const LINK_PREFIX = /^(?:N|B)___/;
+
+/** Legacy viewers stored links as `N___id` / `B___id` (msprobe-format.md §5.2); the id is what the app needs. */
+function matchedNodeLink(v: unknown): string[] {
+  return stringList(v).map((s) => s.replace(LINK_PREFIX, ''));
+}
+
+/**
+ * Items are objects of strings. Legacy files also hold bare values (`"input_arg.2": "None"`); they become
+ * `{value: …}`, the shape msprobe uses for scalar arguments (§5.1 `{"value": "null"}`), so the row still shows.
+ */
+function ioItems(v: unknown): Record<string, IoItem> {
+  // Null prototype: item keys come from the file, and `__proto__` must stay an ordinary key.
+  const out: Record<string, IoItem> = Object.create(null);
+  if (!isObject(v)) return out;
+  for (const key of Object.keys(v)) {
+    const item = v[key];
+    if (isObject(item)) out[key] = item;
+    else if (item !== null && item !== undefined) out[key] = { value: item };
+  }
+  return out;
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
+}
+
+/** JSON has no NaN/Infinity; the API says null for "no usable index" (msprobe-format.md §3.9: NaN → white). */
+export function toFiniteNumber(v: unknown): number | null {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+/** Integers, or integer strings as legacy files write `micro_step_id` (msprobe-format.md §5.2). */
+export function toInt(v: unknown): number | null {
+  const n = toFiniteNumber(v);
+  return n !== null && Number.isInteger(n) ? n : null;
+}
