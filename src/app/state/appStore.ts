@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { GraphMeta, RunEntry, Side } from '../../core/api/types.js';
+import type { GraphMeta, NodeDetail, RunEntry, Side } from '../../core/api/types.js';
 
 /**
  * App-wide view state (one per page): which file, which micro step, what is selected. Each graph pane has its own
@@ -7,6 +7,8 @@ import type { GraphMeta, RunEntry, Side } from '../../core/api/types.js';
  * (`#graphs?run=…&tag=…&micro=…&node=…&side=…`), so a copied link restores the view.
  *
  * CONTRACT (shared by the shell and the canvas code): keep these fields and actions; add more as needed.
+ * The shell's async work (fetching runs, meta, node details, restoring links) lives in actions.ts / urlSync.ts;
+ * this file holds only state and plain setters.
  */
 export interface Selection {
   side: Side;
@@ -19,30 +21,80 @@ export interface Selection {
   counterpartPath: string[];
 }
 
+export type Lang = 'en' | 'zh-CN';
+
+/** The full records behind the info panel, by side (the selected node and its counterpart). */
+export interface NodeDetails {
+  /** `${side}:${id}|${counterpartId}` of the selection these records belong to, so stale answers are dropped. */
+  key: string | null;
+  npu: NodeDetail | null;
+  bench: NodeDetail | null;
+  loading: boolean;
+}
+
 export interface AppState {
   runs: RunEntry[];
+  /** The log dir as the server names it (shown when it holds no files). */
+  logdir: string;
+  runsLoaded: boolean;
   run: string | null;
   tag: string | null;
   /** -1 = ALL. */
   micro: number;
   meta: GraphMeta | null;
+  metaLoading: boolean;
   selection: Selection | null;
-  lang: 'en' | 'zh-CN';
+  details: NodeDetails;
+  lang: Lang;
   error: string | null;
   /** Bumped whenever the opened file changes, so panes drop caches for the previous file. */
   fileVersion: number;
+  sidebarOpen: boolean;
+  /** Share of the centre width given to the NPU pane (compare files). */
+  splitRatio: number;
+  /** Info panel height in px. */
+  infoHeight: number;
   select: (selection: Selection | null) => void;
+  setError: (error: string | null) => void;
+  setLang: (lang: Lang) => void;
+  setMicro: (micro: number) => void;
+  setSidebarOpen: (open: boolean) => void;
+  setSplitRatio: (ratio: number) => void;
+  setInfoHeight: (px: number) => void;
 }
+
+export const emptyDetails: NodeDetails = { key: null, npu: null, bench: null, loading: false };
+
+export const INFO_MIN_HEIGHT = 32;
+export const INFO_DEFAULT_HEIGHT = 300;
 
 export const useAppStore = create<AppState>()((set) => ({
   runs: [],
+  logdir: '',
+  runsLoaded: false,
   run: null,
   tag: null,
   micro: -1,
   meta: null,
+  metaLoading: false,
   selection: null,
+  details: emptyDetails,
   lang: 'en',
   error: null,
   fileVersion: 0,
+  sidebarOpen: true,
+  splitRatio: 0.5,
+  infoHeight: INFO_DEFAULT_HEIGHT,
   select: (selection) => set({ selection }),
+  setError: (error) => set({ error }),
+  setLang: (lang) => set({ lang }),
+  setMicro: (micro) => set({ micro }),
+  setSidebarOpen: (sidebarOpen) => set({ sidebarOpen }),
+  setSplitRatio: (ratio) => set({ splitRatio: Math.min(0.95, Math.max(0.05, ratio)) }),
+  setInfoHeight: (px) => set({ infoHeight: Math.max(INFO_MIN_HEIGHT, Math.round(px)) }),
 }));
+
+/** Identity of a selection for detail fetching: the same node and counterpart need no new request. */
+export function selectionKey(selection: Selection | null): string | null {
+  return selection ? `${selection.side}:${selection.id}|${selection.counterpartId ?? ''}` : null;
+}

@@ -1,0 +1,39 @@
+import { useT } from '../i18n/i18n.js';
+import { useAppStore } from '../state/appStore.js';
+import { ColorLegend } from './ColorLegend.js';
+import { FilePicker } from './FilePicker.js';
+import { LangSwitch } from './LangSwitch.js';
+
+export function Sidebar() {
+  const t = useT();
+  const open = useAppStore((s) => s.sidebarOpen);
+  const setOpen = useAppStore((s) => s.setSidebarOpen);
+  const hasMeta = useAppStore((s) => s.meta !== null);
+  return (
+    <aside className="pb-sidebar" data-open={open} data-testid="sidebar">
+      {open && (
+        <div className="pb-sidebar__body">
+          <header className="pb-sidebar__header">
+            <h1 className="pb-sidebar__title">{t('app.title')}</h1>
+            <LangSwitch />
+          </header>
+          <h2 className="pb-sidebar__section">{t('sidebar.data')}</h2>
+          <FilePicker />
+          {hasMeta && <h2 className="pb-sidebar__section">{t('sidebar.precision')}</h2>}
+          <ColorLegend />
+        </div>
+      )}
+      <button
+        type="button"
+        className="pb-sidebar__toggle"
+        data-testid="sidebar-toggle"
+        aria-expanded={open}
+        title={t('sidebar.toggle')}
+        aria-label={t('sidebar.toggle')}
+        onClick={() => setOpen(!open)}
+      >
+        {open ? '‹' : '›'}
+      </button>
+    </aside>
+  );
+}

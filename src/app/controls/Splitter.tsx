@@ -1,0 +1,65 @@
+import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import { useT } from '../i18n/i18n.js';
+import { useAppStore } from '../state/appStore.js';
+
+/** Each pane keeps at least this many pixels, as in tb_graph_ascend, so neither graph can be dragged away. */
+export const MIN_PANE_PX = 200;
+
+/** Ratio for a pointer at `x` inside a container, keeping both panes at least MIN_PANE_PX wide when they fit. */
+export function splitRatioAt(x: number, left: number, width: number): number {
+  if (width <= 2 * MIN_PANE_PX) return 0.5;
+  const clamped = Math.min(width - MIN_PANE_PX, Math.max(MIN_PANE_PX, x - left));
+  return clamped / width;
+}
+
+/** The dashed bar between the NPU and Bench panes; drag it or focus it and use ←/→. */
+export function Splitter() {
+  const t = useT();
+  const ratio = useAppStore((s) => s.splitRatio);
+  const setRatio = useAppStore((s) => s.setSplitRatio);
+  const dragging = useRef(false);
+
+  const ratioFor = (el: HTMLElement, clientX: number) => {
+    const box = el.parentElement!.getBoundingClientRect();
+    return splitRatioAt(clientX, box.left, box.width);
+  };
+  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
+    dragging.current = true;
+    e.currentTarget.setPointerCapture(e.pointerId);
+    e.preventDefault();
+  };
+  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
+    if (dragging.current) setRatio(ratioFor(e.currentTarget, e.clientX));
+  };
+  const onPointerUp = (e: PointerEvent<HTMLDivElement>) => {
+    dragging.current = false;
+    e.currentTarget.releasePointerCapture(e.pointerId);
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const step = e.key === 'ArrowLeft' ? -0.02 : e.key === 'ArrowRight' ? 0.02 : 0;
+    if (step === 0) return;
+    e.preventDefault();
+    e.stopPropagation(); // the panes also listen for keys
+    const box = e.currentTarget.parentElement!.getBoundingClientRect();
+    setRatio(splitRatioAt(box.left + (ratio + step) * box.width, box.left, box.width));
+  };
+
+  return (
+    <div
+      className="pb-splitter"
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={t('splitter.label')}
+      aria-valuenow={Math.round(ratio * 100)}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      tabIndex={0}
+      data-testid="splitter"
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
+      onPointerUp={onPointerUp}
+      onPointerCancel={onPointerUp}
+      onKeyDown={onKeyDown}
+    />
+  );
+}

@@ -1,0 +1,186 @@
+import type { NodeDetail, Side } from '../../core/api/types.js';
+import { ApiRequestError, client } from '../api/client.js';
+import { translate } from '../i18n/i18n.js';
+import { emptyDetails, selectionKey, useAppStore, type NodeDetails, type Selection } from './appStore.js';
+
+/**
+ * The shell's async work: list files, open one, load the records behind a selection. Components call these; the
+ * store stays plain data. Every answer is checked against the request that asked for it, so a slow response for a
+ * file or node the user already left never overwrites the current view.
+ */
+const get = useAppStore.getState;
+const set = useAppStore.setState;
+
+export const otherSide = (side: Side): Side => (side === 'npu' ? 'bench' : 'npu');
+
+/** Old viewers prefixed ids with `N___` / `B___` inside matched_node_link (msprobe-format.md §7). */
+const stripSidePrefix = (id: string): string => id.replace(/^[NB]___/, '');
+
+/** Counterpart id and its ancestor path from a matched_node_link (last element = the counterpart). */
+export function counterpartFromLink(link: string[]): { id: string | null; path: string[] } {
+  if (link.length === 0) return { id: null, path: [] };
+  return { id: stripSidePrefix(link[link.length - 1]), path: link.slice(0, -1).map(stripSidePrefix) };
+}
+
+/** One line for the banner: the server's own message (it names the file), or why the server was unreachable. */
+export function describeError(err: unknown): string {
+  const lang = get().lang;
+  if (err instanceof ApiRequestError) {
+    return err.status === 0
+      ? translate(lang, 'error.network', { message: err.message })
+      : translate(lang, 'error.http', { status: err.status, message: err.message });
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function report(err: unknown): void {
+  if ((err as Error)?.name === 'AbortError') return;
+  get().setError(describeError(err));
+}
+
+export async function loadRuns(): Promise<void> {
+  try {
+    const listing = await client.runs();
+    set({ runs: listing.runs, logdir: listing.logdir, runsLoaded: true });
+  } catch (err) {
+    set({ runsLoaded: true });
+    report(err);
+  }
+}
+
+/** The first file that can be opened, for a fresh page without a link. */
+export function firstOpenableFile(): { run: string; tag: string } | null {
+  for (const entry of get().runs) {
+    const ok = entry.tags.find((t) => t.error === null);
+    if (ok) return { run: entry.run, tag: ok.tag };
+  }
+  return null;
+}
+
+let openSeq = 0;
+
+/** Switches to another file (micro step back to ALL unless given). Resolves false when its meta could not load. */
+export async function openFile(run: string, tag: string, opts: { micro?: number } = {}): Promise<boolean> {
+  const seq = ++openSeq;
+  set((s) => ({
+    run,
+    tag,
+    micro: opts.micro ?? -1,
+    meta: null,
+    metaLoading: true,
+    selection: null,
+    details: emptyDetails,
+    error: null,
+    fileVersion: s.fileVersion + 1,
+  }));
+  try {
+    const meta = await client.meta(run, tag);
+    if (seq !== openSeq) return false;
+    set((s) => ({ meta, metaLoading: false, micro: s.micro < meta.microSteps ? s.micro : -1 }));
+    return true;
+  } catch (err) {
+    if (seq !== openSeq) return false;
+    set({ metaLoading: false });
+    report(err);
+    return false;
+  }
+}
+
+interface Resolved {
+  selection: Selection;
+  details: NodeDetails;
+}
+
+/**
+ * Fetches the node and its counterpart, and corrects the selection from the records: the server's `path` and
+ * matched_node_link are authoritative (a deep link knows only side + id; a pane may not know the counterpart path).
+ */
+async function resolveSelection(side: Side, id: string): Promise<Resolved> {
+  const { run, tag, meta } = get();
+  if (!run || !tag) throw new Error('no file is open');
+  const own = await client.node(run, tag, side, id);
+  const compare = meta?.graphType === 'compare';
+  const link = compare ? counterpartFromLink(own.matchedNodeLink) : { id: null, path: [] };
+  let counterpart: NodeDetail | null = null;
+  if (link.id !== null) {
+    try {
+      counterpart = await client.node(run, tag, otherSide(side), link.id);
+    } catch (err) {
+      report(err);
+    }
+  }
+  const selection: Selection = {
+    side,
+    id,
+    counterpartId: link.id,
+    path: own.path,
+    counterpartPath: counterpart ? counterpart.path : link.path,
+  };
+  const details: NodeDetails = {
+    key: selectionKey(selection),
+    npu: side === 'npu' ? own : counterpart,
+    bench: side === 'bench' ? own : counterpart,
+    loading: false,
+  };
+  return { selection, details };
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+function sameSelection(a: Selection, b: Selection): boolean {
+  return (
+    a.side === b.side &&
+    a.id === b.id &&
+    a.counterpartId === b.counterpartId &&
+    sameList(a.path, b.path) &&
+    sameList(a.counterpartPath, b.counterpartPath)
+  );
+}
+
+/** Selects a node known only by side and id (deep links): the panes then reveal it from `path`. */
+export async function revealNode(side: Side, id: string): Promise<boolean> {
+  const version = get().fileVersion;
+  set({ details: { ...emptyDetails, loading: true } });
+  try {
+    const resolved = await resolveSelection(side, id);
+    if (get().fileVersion !== version) return false;
+    set({ selection: resolved.selection, details: resolved.details });
+    return true;
+  } catch (err) {
+    if (get().fileVersion !== version) return false;
+    set({ details: emptyDetails });
+    report(err);
+    return false;
+  }
+}
+
+/** Loads the info panel's records whenever a pane changes the selection. Returns the unsubscribe function. */
+export function startDetailLoader(): () => void {
+  return useAppStore.subscribe((state, prev) => {
+    if (state.selection === prev.selection) return;
+    const key = selectionKey(state.selection);
+    if (key === state.details.key) return;
+    const selection = state.selection;
+    if (!selection) {
+      set({ details: emptyDetails });
+      return;
+    }
+    set({ details: { ...emptyDetails, key, loading: true } });
+    resolveSelection(selection.side, selection.id).then(
+      (resolved) => {
+        const now = get();
+        if (selectionKey(now.selection) !== key) return;
+        // Writing the corrected key first keeps this subscription from fetching the same node again.
+        set({
+          details: resolved.details,
+          selection: now.selection && sameSelection(now.selection, resolved.selection) ? now.selection : resolved.selection,
+        });
+      },
+      (err) => {
+        if (selectionKey(get().selection) !== key) return;
+        set({ details: { ...emptyDetails, key } });
+        report(err);
+      },
+    );
+  });
+}

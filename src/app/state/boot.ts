@@ -1,0 +1,42 @@
+import { setRequestLanguage } from '../api/client.js';
+import { loadRuns, startDetailLoader } from './actions.js';
+import { useAppStore, type Lang } from './appStore.js';
+import { parseHash } from './url.js';
+import { startUrlSync } from './urlSync.js';
+
+const LANG_KEY = 'probeboard.lang';
+
+function storedLang(): Lang | null {
+  try {
+    const value = window.localStorage.getItem(LANG_KEY);
+    return value === 'en' || value === 'zh-CN' ? value : null;
+  } catch {
+    return null; // storage disabled (private mode, file://): the URL still carries the choice
+  }
+}
+
+function applyLang(lang: Lang): void {
+  setRequestLanguage(lang);
+  document.documentElement.lang = lang;
+  try {
+    window.localStorage.setItem(LANG_KEY, lang);
+  } catch {
+    /* see storedLang */
+  }
+}
+
+/** Wires the page once: language (URL beats localStorage beats the browser's), detail loading, URL sync. */
+export function bootApp(): void {
+  const fromBrowser: Lang = navigator.language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
+  const lang = parseHash(window.location.hash).lang ?? storedLang() ?? fromBrowser;
+  useAppStore.getState().setLang(lang);
+  applyLang(lang);
+  useAppStore.subscribe((s, prev) => {
+    if (s.lang === prev.lang) return;
+    applyLang(s.lang);
+    // The listing's per-file errors are translated by the server.
+    if (s.runsLoaded) void loadRuns();
+  });
+  startDetailLoader();
+  void startUrlSync();
+}

@@ -1,0 +1,88 @@
+import { firstOpenableFile, loadRuns, openFile, revealNode } from './actions.js';
+import { useAppStore, type AppState } from './appStore.js';
+import { formatHash, parseHash, type HashState } from './url.js';
+
+/**
+ * Keeps `location.hash` equal to the view and restores a view from a hash (fresh page, edited address, back/forward).
+ * While a hash is being applied the intermediate states are not written back, so the link being restored is not
+ * overwritten by a half-restored view.
+ */
+export function hashFromState(s: Pick<AppState, 'run' | 'tag' | 'micro' | 'selection' | 'lang'>): HashState {
+  return {
+    page: 'graphs',
+    run: s.run,
+    tag: s.tag,
+    micro: s.micro,
+    side: s.selection?.side ?? 'npu',
+    node: s.selection?.id ?? null,
+    lang: s.lang,
+  };
+}
+
+let restoring = 0;
+
+function writeHash(push: boolean): void {
+  if (restoring > 0) return;
+  const hash = formatHash(hashFromState(useAppStore.getState()));
+  if (window.location.hash === hash) return;
+  // A new file is a new history entry (Back returns to the previous file); selection and micro step replace it.
+  if (push) window.history.pushState(null, '', hash);
+  else window.history.replaceState(null, '', hash);
+}
+
+export async function applyHash(target: HashState): Promise<void> {
+  restoring++;
+  try {
+    const s = useAppStore.getState();
+    if (target.lang && target.lang !== s.lang) s.setLang(target.lang);
+    if (!target.run || !target.tag) return;
+    if (target.run !== s.run || target.tag !== s.tag) {
+      if (!(await openFile(target.run, target.tag, { micro: target.micro }))) return;
+    } else if (target.micro !== s.micro) {
+      s.setMicro(target.micro);
+    }
+    const now = useAppStore.getState();
+    if (target.node === null) {
+      if (now.selection) now.select(null);
+    } else if (now.selection?.id !== target.node || now.selection.side !== target.side) {
+      await revealNode(target.side, target.node);
+    }
+  } finally {
+    restoring--;
+    writeHash(false);
+  }
+}
+
+/** Lists the files, restores the page's hash (or opens the first file) and starts two-way syncing. */
+export async function startUrlSync(): Promise<void> {
+  useAppStore.subscribe((state, prev) => {
+    if (
+      state.run === prev.run &&
+      state.tag === prev.tag &&
+      state.micro === prev.micro &&
+      state.selection === prev.selection &&
+      state.lang === prev.lang
+    )
+      return;
+    writeHash(state.run !== prev.run || state.tag !== prev.tag);
+  });
+  window.addEventListener('hashchange', () => {
+    const target = parseHash(window.location.hash);
+    if (formatHash(target) !== formatHash(hashFromState(useAppStore.getState()))) void applyHash(target);
+  });
+
+  const initial = parseHash(window.location.hash);
+  restoring++;
+  try {
+    await loadRuns();
+  } finally {
+    restoring--;
+  }
+  if (initial.run && initial.tag) {
+    await applyHash(initial);
+    return;
+  }
+  const first = firstOpenableFile();
+  if (first) await applyHash({ ...initial, ...first });
+  else writeHash(false);
+}

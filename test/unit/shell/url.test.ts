@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { formatHash, parseHash, type HashState } from '../../../src/app/state/url.js';
+
+describe('hash links', () => {
+  it('round-trips every field, including ids and run paths that need escaping', () => {
+    const state: HashState = {
+      page: 'graphs',
+      run: 'exp 1/rank_0',
+      tag: 'compare_20261125220639',
+      micro: 2,
+      side: 'bench',
+      node: 'Tensor.__add__.0.forward&x=1#frag',
+      lang: 'zh-CN',
+    };
+    const hash = formatHash(state);
+    expect(hash.startsWith('#graphs?')).toBe(true);
+    expect(hash).not.toContain('#frag');
+    expect(parseHash(hash)).toEqual(state);
+  });
+
+  it('writes ALL by omitting micro and leaves side out without a node', () => {
+    const hash = formatHash({ page: 'graphs', run: 'a', tag: 'b', micro: -1, side: 'npu', node: null, lang: 'en' });
+    expect(hash).toBe('#graphs?run=a&tag=b&lang=en');
+  });
+
+  it('reads the documented short form and tolerates junk', () => {
+    expect(parseHash('#graphs?run=r&tag=t&micro=0&node=DefaultModel')).toMatchObject({
+      run: 'r',
+      tag: 't',
+      micro: 0,
+      side: 'npu',
+      node: 'DefaultModel',
+      lang: null,
+    });
+    expect(parseHash('#graphs?micro=ALL').micro).toBe(-1);
+    expect(parseHash('#graphs?micro=-1').micro).toBe(-1);
+    expect(parseHash('#graphs?micro=1.5&side=left&lang=fr').micro).toBe(-1);
+    expect(parseHash('#graphs?side=left&lang=fr')).toMatchObject({ side: 'npu', lang: null });
+    expect(parseHash('')).toMatchObject({ run: null, tag: null, node: null });
+    expect(parseHash('#graphs?node=').node).toBeNull();
+  });
+});
