@@ -1,0 +1,112 @@
+import type { Rect } from '../../core/layout/types.js';
+
+/**
+ * Viewport commands: pure functions on a d3-zoom-like transform (screen = graph × k + (x, y)). The pane applies the
+ * result through d3-zoom, so the keyboard, buttons and wheel all end in the same state.
+ */
+export interface View {
+  x: number;
+  y: number;
+  k: number;
+}
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export const SCALE_EXTENT: readonly [number, number] = [0.02, 8];
+/** The reference viewer opens at scale 1.8; we never open or fit bigger than that, so small graphs stay readable. */
+export const MAX_FIT_SCALE = 1.8;
+export const FIT_PADDING = 16;
+
+export function clampScale(k: number): number {
+  return Math.min(SCALE_EXTENT[1], Math.max(SCALE_EXTENT[0], k));
+}
+
+/** Zooms by `factor`, keeping the graph point under `anchor` (screen coordinates) where it is. */
+export function zoomBy(view: View, factor: number, anchor: Point): View {
+  const k = clampScale(view.k * factor);
+  const gx = (anchor.x - view.x) / view.k;
+  const gy = (anchor.y - view.y) / view.k;
+  return { k, x: anchor.x - gx * k, y: anchor.y - gy * k };
+}
+
+export function panBy(view: View, dx: number, dy: number): View {
+  return { k: view.k, x: view.x + dx, y: view.y + dy };
+}
+
+/** The whole of `bounds`, centred, with padding; never larger than MAX_FIT_SCALE. */
+export function fit(bounds: Rect, size: Size, padding = FIT_PADDING): View {
+  const k = clampScale(
+    Math.min(
+      MAX_FIT_SCALE,
+      (size.width - 2 * padding) / Math.max(1, bounds.width),
+      (size.height - 2 * padding) / Math.max(1, bounds.height),
+    ),
+  );
+  return {
+    k,
+    x: (size.width - bounds.width * k) / 2 - bounds.x * k,
+    y: (size.height - bounds.height * k) / 2 - bounds.y * k,
+  };
+}
+
+/**
+ * First view of a file: the graph's width fitted (a tall root would be unreadable fitted whole), top aligned, so
+ * execution starts at the top of the pane as in the reference viewer.
+ */
+export function initialView(bounds: Rect, size: Size, padding = FIT_PADDING): View {
+  const k = clampScale(Math.min(MAX_FIT_SCALE, (size.width - 2 * padding) / Math.max(1, bounds.width)));
+  return { k, x: (size.width - bounds.width * k) / 2 - bounds.x * k, y: padding - bounds.y * k };
+}
+
+/** The part of the graph the pane shows, in graph coordinates. */
+export function viewportRect(view: View, size: Size): Rect {
+  return { x: -view.x / view.k, y: -view.y / view.k, width: size.width / view.k, height: size.height / view.k };
+}
+
+/**
+ * Leaves the view alone when `box` (graph coordinates) is already fully visible; otherwise centres it at the current
+ * scale, or puts its top-left corner near the pane's when it is larger than the pane.
+ */
+export function scrollIntoView(view: View, box: Rect, size: Size, margin = FIT_PADDING): View {
+  const left = box.x * view.k + view.x;
+  const top = box.y * view.k + view.y;
+  const right = left + box.width * view.k;
+  const bottom = top + box.height * view.k;
+  if (left >= 0 && top >= 0 && right <= size.width && bottom <= size.height) return view;
+  const w = box.width * view.k;
+  const h = box.height * view.k;
+  const x = w + 2 * margin <= size.width ? (size.width - w) / 2 : margin;
+  const y = h + 2 * margin <= size.height ? (size.height - h) / 2 : margin;
+  return { k: view.k, x: x - box.x * view.k, y: y - box.y * view.k };
+}
+
+/** How much of the graph stays on screen, at least, whatever the pan. */
+export const KEEP_VISIBLE = 48;
+
+/**
+ * Pulls the view back so at least `margin` px of the graph's box stay inside the pane: scrolling or dragging can
+ * never lose the graph off-screen. Returns the same object when nothing moves.
+ */
+export function keepInView(view: View, bounds: Rect, size: Size, margin = KEEP_VISIBLE): View {
+  const mx = Math.min(margin, size.width / 2);
+  const my = Math.min(margin, size.height / 2);
+  const left = bounds.x * view.k + view.x;
+  const top = bounds.y * view.k + view.y;
+  const right = left + bounds.width * view.k;
+  const bottom = top + bounds.height * view.k;
+  let x = view.x;
+  let y = view.y;
+  if (right < mx) x += mx - right;
+  else if (left > size.width - mx) x -= left - (size.width - mx);
+  if (bottom < my) y += my - bottom;
+  else if (top > size.height - my) y -= top - (size.height - my);
+  return x === view.x && y === view.y ? view : { k: view.k, x, y };
+}

@@ -1,0 +1,158 @@
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import type { ChildrenResponse, NodeSummary, Side } from '../../core/api/types.js';
+import type { TextMeasurer } from '../../core/layout/textMeasure.js';
+import { useAppStore } from '../state/appStore.js';
+import { createCanvasTextMeasurer } from './canvasTextMeasurer.js';
+import { createWorkerLayoutRunner } from './layoutRunner.js';
+import { NodeLayer } from './NodeLayer.js';
+import { PaneContext, usePane, usePaneController } from './paneContext.js';
+import { PaneController } from './paneController.js';
+import { createPaneStore } from './paneStore.js';
+import { usePaneText } from './paneText.js';
+import { usePanZoom } from './usePanZoom.js';
+import './graphPane.css';
+
+export interface GraphPaneProps {
+  side: Side;
+  /**
+   * Children of one node, in execution order; the shell binds run, tag and micro step. The pane always passes an id
+   * (the root's from meta.roots). A whole ChildrenResponse is accepted too.
+   */
+  fetchChildren: (side: Side, nodeId: string) => Promise<NodeSummary[] | ChildrenResponse>;
+}
+
+let sharedMeasurer: TextMeasurer | null = null;
+
+/** Below this scale labels are a few pixels tall and unreadable; hiding them (CSS, no re-render) keeps zoom-out fast. */
+const LABEL_MIN_SCALE = 0.4;
+
+/**
+ * One graph canvas (NPU or Bench): nested boxes in execution order, lazily expanded, laid out per group in a worker,
+ * culled to the viewport. Owns its store and managers; reads the file, micro step and selection from useAppStore.
+ */
+export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
+  const [controller, setController] = useState<PaneController | null>(null);
+  const fetchRef = useRef(fetchChildren);
+  const svgRef = useRef<SVGSVGElement | null>(null);
+
+  useLayoutEffect(() => {
+    fetchRef.current = fetchChildren;
+  }, [fetchChildren]);
+
+  useEffect(() => {
+    sharedMeasurer ??= createCanvasTextMeasurer();
+    const created = new PaneController(
+      createPaneStore(side),
+      async (s, id) => {
+        const answer = await fetchRef.current(s, id);
+        return Array.isArray(answer) ? answer : answer.children;
+      },
+      createWorkerLayoutRunner(),
+      sharedMeasurer,
+    );
+    setController(created);
+    return () => created.dispose();
+  }, [side]);
+
+  const rootId = useAppStore((s) => s.meta?.roots[side] ?? null);
+  const run = useAppStore((s) => s.run);
+  const tag = useAppStore((s) => s.tag);
+  const micro = useAppStore((s) => s.micro);
+  const fileVersion = useAppStore((s) => s.fileVersion);
+  const selection = useAppStore((s) => s.selection);
+
+  useEffect(() => {
+    controller?.reset(rootId);
+  }, [controller, rootId, run, tag, micro, fileVersion]);
+
+  // Declared after the reset so a deep link's selection is revealed in the freshly opened tree.
+  useEffect(() => {
+    if (!controller || !selection) return;
+    if (selection.side === side) controller.reveal(selection.path, selection.id);
+    else if (selection.counterpartId !== null) controller.reveal(selection.counterpartPath, selection.counterpartId);
+  }, [controller, side, selection, rootId, run, tag, micro, fileVersion]);
+
+  useEffect(() => {
+    const svg = svgRef.current;
+    if (!controller || !svg) return;
+    const observer = new ResizeObserver(() => controller.resized(svg.clientWidth, svg.clientHeight));
+    observer.observe(svg);
+    controller.resized(svg.clientWidth, svg.clientHeight);
+    return () => observer.disconnect();
+  }, [controller]);
+
+  usePanZoom(svgRef, controller);
+
+  return (
+    <div className="pb-graph-pane" data-testid={`pane-${side}`} data-side={side}>
+      <svg ref={svgRef} className="pb-graph-svg" role="img" aria-label={side}>
+        {controller && (
+          <PaneContext.Provider value={controller}>
+            <ViewportGroup>
+              <NodeLayer />
+            </ViewportGroup>
+          </PaneContext.Provider>
+        )}
+      </svg>
+      {controller && (
+        <PaneContext.Provider value={controller}>
+          <PaneOverlay />
+        </PaneContext.Provider>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The pan/zoom transform. It re-renders on every view change; its children element is created by GraphPane, so the
+ * node layer is not re-rendered by a pan (React bails out on the identical element).
+ */
+function ViewportGroup({ children }: { children: ReactNode }) {
+  const view = usePane((s) => s.view);
+  const side = usePane((s) => s.side);
+  return (
+    <g
+      data-testid={`viewport-${side}`}
+      transform={`translate(${view.x},${view.y}) scale(${view.k})`}
+      data-lod={view.k < LABEL_MIN_SCALE ? 'low' : undefined}
+      data-scale={view.k}
+      data-tx={view.x}
+      data-ty={view.y}
+    >
+      {children}
+    </g>
+  );
+}
+
+function PaneOverlay() {
+  const controller = usePaneController();
+  const t = usePaneText();
+  const busy = usePane((s) => s.layoutBusy || s.tree.loading.size > 0);
+  const error = usePane((s) => s.error);
+  const side = controller.side;
+  return (
+    <>
+      {busy && (
+        <div className="pb-graph-loading" data-testid={`loading-${side}`} role="status">
+          {t('loading')}
+        </div>
+      )}
+      {error && (
+        <div className="pb-graph-error" role="alert" title={error}>
+          {error}
+        </div>
+      )}
+      <div className="pb-graph-tools">
+        <button
+          type="button"
+          className="pb-graph-fit"
+          data-testid={`fit-${side}`}
+          title={`${t('fitTip')}\n${t('keysTip')}`}
+          onClick={() => controller.fit()}
+        >
+          {t('fit')}
+        </button>
+      </div>
+    </>
+  );
+}

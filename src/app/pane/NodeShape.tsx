@@ -1,0 +1,110 @@
+import { memo, useMemo } from 'react';
+import { truncateToWidth } from '../../core/layout/textMeasure.js';
+import type { ChildShape } from '../../core/layout/types.js';
+import { LABEL_FONT_FAMILY } from './canvasTextMeasurer.js';
+import { usePaneController } from './paneContext.js';
+
+/** Dash patterns of the reference viewer: API collections (9) long dashes, fusion collections (8) dots. */
+export const DASH_API_COLLECTION = '15,1';
+export const DASH_FUSION = '2,1';
+const MODULE_RADIUS = 5;
+
+export interface NodeShapeProps {
+  id: string;
+  side: string;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  shape: ChildShape;
+  container: boolean;
+  label: string;
+  fill: string;
+  stroke: string;
+  strokeWidth: number;
+  dash: string | undefined;
+  selected: boolean;
+  counterpart: boolean;
+  loading: boolean;
+  /** Why the children could not be loaded, shown on hover. */
+  failure: string | undefined;
+}
+
+/**
+ * One node, drawn from primitive props only, so memo skips every node whose box, colour and state did not change:
+ * a recolour touches the nodes whose colour changed, an expand the boxes that moved.
+ */
+export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
+  const { measure, params } = usePaneController();
+  const { x, y, width, height, shape, container, fill, stroke, strokeWidth, dash } = props;
+  const fontSize = shape === 'leaf' ? params.leafFontSize : params.moduleFontSize;
+  const text = useMemo(
+    () => truncateToWidth(props.label, width - (shape === 'leaf' ? 6 : 8), fontSize, measure),
+    [props.label, width, shape, fontSize, measure],
+  );
+  const textY = container ? y + params.titleHeight / 2 : y + height / 2;
+  const title = props.failure ? `${props.id}\n${props.failure}` : props.id;
+  return (
+    <g
+      className="pb-node"
+      data-node-id={props.id}
+      data-side={props.side}
+      data-shape={shape}
+      data-expanded={container ? 'true' : undefined}
+      data-selected={props.selected ? 'true' : undefined}
+      data-counterpart={props.counterpart ? 'true' : undefined}
+      data-loading={props.loading ? 'true' : undefined}
+    >
+      <title>{title}</title>
+      {shape === 'leaf' ? (
+        <ellipse
+          cx={x + width / 2}
+          cy={y + height / 2}
+          rx={width / 2}
+          ry={height / 2}
+          fill={fill}
+          stroke={stroke}
+          strokeWidth={strokeWidth}
+          strokeDasharray={dash}
+        />
+      ) : (
+        <rect
+          x={x}
+          y={y}
+          width={width}
+          height={height}
+          rx={MODULE_RADIUS}
+          ry={MODULE_RADIUS}
+          fill={fill}
+          stroke={stroke}
+          strokeWidth={strokeWidth}
+          strokeDasharray={dash}
+        />
+      )}
+      <text
+        x={x + width / 2}
+        y={textY}
+        fontSize={fontSize}
+        fontFamily={LABEL_FONT_FAMILY}
+        textAnchor="middle"
+        dominantBaseline="central"
+        pointerEvents="none"
+      >
+        {text}
+      </text>
+      {props.loading && (
+        <circle
+          className="pb-node-spinner"
+          cx={x + width - 4}
+          cy={y + 4}
+          r={2.5}
+          fill="none"
+          stroke="currentColor"
+          strokeWidth={1}
+          strokeDasharray="8,8"
+        />
+      )}
+      {props.failure && <circle cx={x + width - 4} cy={y + 4} r={2} fill="var(--pb-unmatched, #cf222e)" />}
+    </g>
+  );
+});

@@ -1,0 +1,221 @@
+import type { NodeSummary, Side } from '../../core/api/types.js';
+import { locate, sceneBounds } from '../../core/layout/scene.js';
+import type { TextMeasurer } from '../../core/layout/textMeasure.js';
+import { DEFAULT_LAYOUT_PARAMS, type GroupLayout, type LayoutParams } from '../../core/layout/types.js';
+import { childrenLoaded, fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
+import { childrenToFetch, treeForRoot, type TreeState } from '../commands/treeState.js';
+import { fit, initialView, keepInView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
+import { nextCullWindow } from './cullWindow.js';
+import { buildLayoutBatch } from './layoutBatch.js';
+import type { LayoutRunner } from './layoutRunner.js';
+import type { PaneStore } from './paneStore.js';
+
+export type FetchChildren = (side: Side, nodeId: string) => Promise<NodeSummary[]>;
+
+/**
+ * The engines behind one pane (tldraw's managers): a children loader and a layout scheduler that react to the tree
+ * commands, and the viewport that everything else moves through. React components only dispatch to it and render.
+ *
+ * Stale work is dropped by generation: a file change bumps it, and answers that arrive for an older generation are
+ * ignored. Layout batches run one at a time; changes made meanwhile form the next batch.
+ */
+export class PaneController {
+  private generation = 0;
+  private fetcher: FetchChildren;
+  private applyView: ((view: View) => void) | null = null;
+  private unsubscribe: () => void;
+
+  constructor(
+    readonly store: PaneStore,
+    fetcher: FetchChildren,
+    private readonly runner: LayoutRunner,
+    readonly measure: TextMeasurer,
+    readonly params: LayoutParams = DEFAULT_LAYOUT_PARAMS,
+  ) {
+    this.fetcher = fetcher;
+    this.unsubscribe = store.subscribe((state, previous) => {
+      if (state.tree !== previous.tree) this.reconcile();
+    });
+  }
+
+  get side(): Side {
+    return this.store.getState().side;
+  }
+
+  setFetcher(fetcher: FetchChildren): void {
+    this.fetcher = fetcher;
+  }
+
+  dispose(): void {
+    this.generation++;
+    this.unsubscribe();
+    this.runner.dispose();
+  }
+
+  /** Opens a file (or a new micro step of it): everything cached for the previous one is dropped. */
+  reset(rootId: string | null): void {
+    this.generation++;
+    this.store.setState({
+      tree: treeForRoot(rootId),
+      layouts: new Map(),
+      layoutBusy: false,
+      scrollTarget: null,
+      viewReady: false,
+      error: null,
+    });
+  }
+
+  // ── tree commands ────────────────────────────────────────────────────────────────────────────────────────────
+
+  updateTree(command: (tree: TreeState) => TreeState): void {
+    const tree = this.store.getState().tree;
+    const next = command(tree);
+    if (next !== tree) this.store.setState({ tree: next });
+  }
+
+  toggle(id: string): void {
+    this.updateTree((tree) => toggle(tree, id));
+  }
+
+  /** Opens the ancestors on `path` and scrolls `target` into view once it is drawn (selection, deep links). */
+  reveal(path: readonly string[], target: string): void {
+    this.store.setState({ scrollTarget: target });
+    this.updateTree((tree) => reveal(tree, path));
+    this.settleScrollTarget();
+  }
+
+  // ── viewport ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** The pane's zoom behaviour registers here; views set through it keep d3-zoom's own state in step. */
+  attachViewport(apply: ((view: View) => void) | null): void {
+    this.applyView = apply;
+  }
+
+  /** Called by the zoom behaviour for every transform change (drag, wheel, programmatic). */
+  viewChanged(view: View): void {
+    const { cullWindow, size } = this.store.getState();
+    this.store.setState({ view, cullWindow: nextCullWindow(cullWindow, view, size) });
+  }
+
+  resized(width: number, height: number): void {
+    const { view, cullWindow } = this.store.getState();
+    const size = { width, height };
+    this.store.setState({ size, cullWindow: nextCullWindow(cullWindow, view, size) });
+    if (!this.store.getState().viewReady) this.settleInitialView();
+  }
+
+  setView(view: View): void {
+    const next = this.constrain(view);
+    if (this.applyView) this.applyView(next);
+    else this.viewChanged(next);
+  }
+
+  /** Every view, programmatic or from a gesture, keeps part of the graph on screen (see keepInView). */
+  constrain(view: View): View {
+    const { layouts, tree, size } = this.store.getState();
+    const bounds = tree.rootId === null ? null : sceneBounds(layouts, tree.rootId);
+    return bounds && size.width > 0 && size.height > 0 ? keepInView(view, bounds, size) : view;
+  }
+
+  zoomBy(factor: number, anchor?: Point): void {
+    const { view, size } = this.store.getState();
+    this.setView(zoomBy(view, factor, anchor ?? { x: size.width / 2, y: size.height / 2 }));
+  }
+
+  panBy(dx: number, dy: number): void {
+    this.setView(panBy(this.store.getState().view, dx, dy));
+  }
+
+  fit(): void {
+    const { layouts, tree, size } = this.store.getState();
+    const bounds = tree.rootId === null ? null : sceneBounds(layouts, tree.rootId);
+    if (bounds && size.width > 0) this.setView(fit(bounds, size));
+  }
+
+  // ── managers ─────────────────────────────────────────────────────────────────────────────────────────────────
+
+  private reconcile(): void {
+    this.startFetches();
+    this.scheduleLayout();
+  }
+
+  private startFetches(): void {
+    const { tree } = this.store.getState();
+    const ids = childrenToFetch(tree);
+    if (ids.length === 0) return;
+    this.store.setState({ tree: fetchStarted(tree, ids) });
+    const generation = this.generation;
+    const side = this.side;
+    for (const id of ids) {
+      this.fetcher(side, id).then(
+        (children) => {
+          if (generation === this.generation) this.updateTree((t) => childrenLoaded(t, id, children));
+        },
+        (error: unknown) => {
+          if (generation !== this.generation) return;
+          const message = error instanceof Error ? error.message : String(error);
+          this.store.setState({ error: `${id}: ${message}` });
+          this.updateTree((t) => fetchFailed(t, id, message));
+          this.settleScrollTarget();
+        },
+      );
+    }
+  }
+
+  private scheduleLayout(): void {
+    const state = this.store.getState();
+    if (state.layoutBusy || state.tree.dirty.size === 0) return;
+    const batch = buildLayoutBatch(state.tree, state.layouts, this.measure, this.params);
+    this.store.setState({ tree: { ...state.tree, dirty: new Set() }, layoutBusy: batch.length > 0 });
+    if (batch.length === 0) return;
+    const generation = this.generation;
+    this.runner.run(batch, this.params).then(
+      (layouts) => {
+        if (generation === this.generation) this.commit(layouts);
+      },
+      (error: unknown) => {
+        if (generation !== this.generation) return;
+        this.store.setState({ layoutBusy: false, error: error instanceof Error ? error.message : String(error) });
+      },
+    );
+  }
+
+  private commit(results: readonly GroupLayout[]): void {
+    const { tree, layouts } = this.store.getState();
+    const next = new Map(layouts);
+    for (const layout of results) next.set(layout.id, layout);
+    // Groups closed while the batch ran are dropped here, not at collapse time, so the picture stays consistent.
+    for (const id of next.keys()) if (!tree.expanded.has(id)) next.delete(id);
+    this.store.setState({ layouts: next, layoutBusy: false });
+    if (!this.store.getState().viewReady) this.settleInitialView();
+    this.settleScrollTarget();
+    this.scheduleLayout();
+  }
+
+  private settleInitialView(): void {
+    const { layouts, tree, size } = this.store.getState();
+    const bounds = tree.rootId === null ? null : sceneBounds(layouts, tree.rootId);
+    if (!bounds || size.width === 0 || size.height === 0) return;
+    this.store.setState({ viewReady: true });
+    this.setView(initialView(bounds, size));
+  }
+
+  /**
+   * Brings the reveal target into view once it is drawn. While its ancestors are still loading or being laid out
+   * the target waits; when nothing is left in flight and it is still not drawn (filtered out by the micro step,
+   * unknown id), it is dropped.
+   */
+  private settleScrollTarget(): void {
+    const { scrollTarget, layouts, tree, size, view, layoutBusy, viewReady } = this.store.getState();
+    if (scrollTarget === null || tree.rootId === null) return;
+    const box = locate(layouts, tree.parentOf, tree.rootId, scrollTarget);
+    const settling = layoutBusy || tree.dirty.size > 0 || tree.loading.size > 0 || childrenToFetch(tree).length > 0;
+    if (box && viewReady && !settling) {
+      this.store.setState({ scrollTarget: null });
+      const next = scrollIntoView(view, box, size);
+      if (next !== view) this.setView(next);
+    } else if (!box && !settling) {
+      this.store.setState({ scrollTarget: null });
+    }
+  }
+}

@@ -1,0 +1,120 @@
+import type { ChildShape, GroupLayout, Rect } from './types.js';
+
+/**
+ * Turns cached per-group layouts (relative coordinates) into absolute boxes: the drawn tree, culled to a window,
+ * and the position of any one node. Absolute coordinates are never stored, so re-laying out a group moves its whole
+ * subtree for free.
+ */
+
+export type LayoutLookup = ReadonlyMap<string, GroupLayout>;
+
+export interface SceneNode extends Rect {
+  id: string;
+  parentId: string | null;
+  depth: number;
+  shape: ChildShape;
+  /** Drawn open: a titled frame whose children are drawn inside it. */
+  container: boolean;
+}
+
+export function intersects(a: Rect, b: Rect): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+export function contains(outer: Rect, inner: Rect): boolean {
+  return (
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.width <= outer.x + outer.width &&
+    inner.y + inner.height <= outer.y + outer.height
+  );
+}
+
+/** The root's box (the whole drawn graph), or null before the root's first layout. */
+export function sceneBounds(layouts: LayoutLookup, rootId: string): Rect | null {
+  const root = layouts.get(rootId);
+  return root ? { x: 0, y: 0, width: root.width, height: root.height } : null;
+}
+
+/**
+ * Pre-order walk (a container before its children, so SVG paints frames underneath). With a window, subtrees whose
+ * box misses it are skipped whole: the hierarchy is its own spatial index, and culling costs O(drawn nodes).
+ */
+export function visibleNodes(layouts: LayoutLookup, rootId: string, window?: Rect): SceneNode[] {
+  const root = layouts.get(rootId);
+  if (!root) return [];
+  const out: SceneNode[] = [];
+  const rootNode: SceneNode = {
+    id: rootId,
+    parentId: null,
+    depth: 0,
+    shape: 'module',
+    container: true,
+    x: 0,
+    y: 0,
+    width: root.width,
+    height: root.height,
+  };
+  if (window && !intersects(rootNode, window)) return out;
+  out.push(rootNode);
+  const walk = (group: GroupLayout, ox: number, oy: number, depth: number) => {
+    for (const child of group.children) {
+      const box = { x: ox + child.x, y: oy + child.y, width: child.width, height: child.height };
+      if (window && !intersects(box, window)) continue;
+      const sub = child.expanded ? layouts.get(child.id) : undefined;
+      out.push({ ...box, id: child.id, parentId: group.id, depth, shape: child.shape, container: sub !== undefined });
+      if (sub) walk(sub, box.x, box.y, depth + 1);
+    }
+  };
+  walk(root, 0, 0, 1);
+  return out;
+}
+
+const childIndexes = new WeakMap<GroupLayout, Map<string, number>>();
+
+function indexOfChild(group: GroupLayout, id: string): number | undefined {
+  let index = childIndexes.get(group);
+  if (!index) {
+    index = new Map(group.children.map((c, i) => [c.id, i]));
+    childIndexes.set(group, index);
+  }
+  return index.get(id);
+}
+
+/**
+ * Absolute box of a drawn node, found by walking up `parentOf` and summing offsets; null when the node or one of its
+ * ancestors is not drawn (collapsed or not laid out yet).
+ */
+export function locate(
+  layouts: LayoutLookup,
+  parentOf: ReadonlyMap<string, string>,
+  rootId: string,
+  id: string,
+): Rect | null {
+  if (id === rootId) return sceneBounds(layouts, rootId);
+  let x = 0;
+  let y = 0;
+  let width = 0;
+  let height = 0;
+  let current = id;
+  let first = true;
+  while (current !== rootId) {
+    const parent = parentOf.get(current);
+    if (parent === undefined) return null;
+    const group = layouts.get(parent);
+    const i = group ? indexOfChild(group, current) : undefined;
+    if (!group || i === undefined) return null;
+    const placed = group.children[i];
+    // An ancestor that was closed since its parent's layout is not drawn open, so its children are not visible.
+    if (!first && !(placed.expanded && layouts.has(current))) return null;
+    if (first) {
+      width = placed.width;
+      height = placed.height;
+      first = false;
+    }
+    x += placed.x;
+    y += placed.y;
+    current = parent;
+  }
+  return { x, y, width, height };
+}

@@ -1,0 +1,96 @@
+/**
+ * Data shapes of the nested layout. A group is one expanded node; its layout places only its direct children,
+ * relative to the group's own top-left corner, so a group's layout stays valid while the rest of the tree changes
+ * (style.md "Layout per group, cached").
+ */
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** How a child is drawn and packed: leaves share rows, modules (collapsed or expanded) take a row of their own. */
+export type ChildShape = 'leaf' | 'module';
+
+export interface GroupChild {
+  id: string;
+  shape: ChildShape;
+  /** Size of the child's box: its collapsed size, or its own group size when it is expanded. */
+  width: number;
+  height: number;
+  /**
+   * True when the child is itself an expanded group. When that group is laid out earlier in the same batch, the
+   * batch replaces width/height with the fresh size (see layoutGroups).
+   */
+  expanded: boolean;
+}
+
+export interface GroupInput {
+  id: string;
+  /** Width of the container's title text; the container is at least this wide. */
+  titleWidth: number;
+  /** Children in execution order. */
+  children: GroupChild[];
+}
+
+export interface PlacedChild extends Rect {
+  id: string;
+  shape: ChildShape;
+  expanded: boolean;
+}
+
+export interface GroupLayout {
+  id: string;
+  width: number;
+  height: number;
+  /** Same order as the input children (execution order); x/y relative to the group's top-left. */
+  children: PlacedChild[];
+}
+
+export interface LayoutParams {
+  leafWidth: number;
+  leafHeight: number;
+  /** Collapsed module height; its width follows its label. */
+  moduleHeight: number;
+  moduleMinWidth: number;
+  moduleMaxWidth: number;
+  /** Horizontal room around a collapsed module's label. */
+  labelPadding: number;
+  hGap: number;
+  vGap: number;
+  maxPerRow: number;
+  titleHeight: number;
+  padX: number;
+  padTop: number;
+  padBottom: number;
+  moduleFontSize: number;
+  leafFontSize: number;
+  /**
+   * Above this many packed items a group is stacked directly instead of through dagre: a pure chain gives the same
+   * geometry, and dagre's recursion overflows the stack on very long chains (peers.md §6.3). Group splitting
+   * (issue 4) will keep real groups under this.
+   */
+  dagreMaxItems: number;
+}
+
+/** The reference viewer's constants (reference-viewer.md §4.3), so a graph keeps its familiar proportions. */
+export const DEFAULT_LAYOUT_PARAMS: LayoutParams = {
+  leafWidth: 50,
+  leafHeight: 15,
+  moduleHeight: 15,
+  moduleMinWidth: 30,
+  moduleMaxWidth: 320,
+  labelPadding: 10,
+  hGap: 5,
+  vGap: 10,
+  maxPerRow: 5,
+  titleHeight: 15,
+  padX: 5,
+  padTop: 5,
+  padBottom: 5,
+  moduleFontSize: 8,
+  leafFontSize: 6,
+  dagreMaxItems: 1500,
+};
