@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// npm run bench:graph [-- --cases stats-96L,tensor-1G --work DIR --keep --timeout 1200 --generate-only --bin FILE]
+//
+// Generates synthetic msprobe dumps (bench/dumpgen) and times `probeboard graph` on them: wall time, peak RSS and
+// output size per case and output format. Prints a markdown table and writes it to bench/results/graph.md.
+// Reference (issue 3): the original msprobe needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for stats-96L.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { generateDumps } from './dumpgen/generate.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @type {Array<{ id: string, title: string, gen: Omit<import('./dumpgen/generate.mjs').DumpOptions, 'out'> }>} */
+const CASES = [
+  { id: 'stats-96L', title: '96 layers, 1 rank, statistics', gen: { layers: 96, bench: true, seed: 1 } },
+  {
+    id: 'stats-96L-8r-8s',
+    title: '96 layers × 8 ranks × 8 steps, statistics',
+    gen: { layers: 96, ranks: 8, steps: 8, bench: true, seed: 2, stackFormat: 'grouped' },
+  },
+  {
+    id: 'tensor-1G',
+    title: '8 layers, 1 rank, real tensors (npy)',
+    gen: { layers: 8, bench: true, tensor: true, seed: 3, dims: { seq: 128, hidden: 256, heads: 8, ffn: 512, vocab: 1024 } },
+  },
+];
+const FORMATS = ['db', 'vis'];
+
+const { values: args } = parseArgs({
+  options: {
+    cases: { type: 'string' },
+    work: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    timeout: { type: 'string', default: '1800' },
+    'generate-only': { type: 'boolean', default: false },
+    results: { type: 'string', default: path.join(repo, 'bench/results/graph.md') },
+    // Another entry point with the same command line (e.g. an older build), for comparisons.
+    bin: { type: 'string', default: path.join(repo, 'bin/probeboard.js') },
+  },
+});
+const bin = path.resolve(args.bin);
+const selected = args.cases ? CASES.filter((c) => args.cases?.split(',').includes(c.id)) : CASES;
+if (selected.length === 0) fail(`no such case; known: ${CASES.map((c) => c.id).join(', ')}`);
+const work = path.resolve(args.work ?? path.join(os.tmpdir(), 'probeboard-bench-graph'));
+const timeoutMs = Number(args.timeout) * 1000;
+
+/** @param {string} msg @returns {never} */
+function fail(msg) {
+  console.error(`bench:graph: ${msg}`);
+  process.exit(2);
+}
+
+/** Total size of the files under `p`. @param {string} p @returns {number} */
+function du(p) {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(p).reduce((sum, f) => sum + du(path.join(p, f)), 0);
+}
+
+const mb = (/** @type {number} */ b) => (b / 1e6).toFixed(1);
+
+/** Whether `probeboard graph` exists in this build; a reason when it does not. @returns {string | null} */
+function graphUnavailable() {
+  if (bin === path.join(repo, 'bin/probeboard.js') && !existsSync(path.join(repo, 'dist/server/cli/main.js'))) return 'graph command not available (dist/ missing: npm run build)';
+  const r = spawnSync(process.execPath, [bin, 'graph', '--help'], { encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0 || !/-i|--input/.test(r.stdout + r.stderr)) return 'graph command not available';
+  return null;
+}
+
+/** Generates a case's dumps unless the same options were generated there before. */
+function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
+  const dir = path.join(work, c.id);
+  const marker = path.join(dir, 'generated.json');
+  const key = JSON.stringify(c.gen);
+  if (existsSync(marker)) {
+    const prev = JSON.parse(readFileSync(marker, 'utf8'));
+    if (prev.key === key) return { dir, ...prev.summary, reused: true };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  process.stderr.write(`generating ${c.id} …\n`);
+  const summary = generateDumps({ ...c.gen, out: dir });
+  writeFileSync(marker, JSON.stringify({ key, summary }));
+  return { dir, ...summary, reused: false };
+}
+
+/**
+ * Runs `probeboard graph` under /usr/bin/time -v when present (peak RSS of the whole run); otherwise polls
+ * /proc/<pid>/status VmHWM.
+ * @param {string[]} graphArgs
+ * @returns {Promise<{ code: number | null, seconds: number, peakKb: number, stdout: string, stderr: string, timedOut: boolean }>}
+ */
+function timedRun(graphArgs) {
+  const useTime = existsSync('/usr/bin/time');
+  const cmd = useTime ? '/usr/bin/time' : process.execPath;
+  const argv = useTime ? ['-v', process.execPath, bin, ...graphArgs] : [bin, ...graphArgs];
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peakKb = 0;
+    let timedOut = false;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const poll = useTime
+      ? null
+      : setInterval(() => {
+          try {
+            const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+            if (m) peakKb = Math.max(peakKb, Number(m[1]));
+          } catch {
+            // the process has just exited
+          }
+        }, 50);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      const seconds = (performance.now() - started) / 1000;
+      if (useTime) {
+        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+        if (m) peakKb = Number(m[1]);
+        const exit = /Exit status: (\d+)/.exec(stderr);
+        stderr = stderr.replace(/\s*Command (being timed|exited)[\s\S]*$/, '');
+        resolve({ code: exit ? Number(exit[1]) : code, seconds, peakKb, stdout, stderr, timedOut });
+      } else resolve({ code, seconds, peakKb, stdout, stderr, timedOut });
+    });
+  });
+}
+
+const unavailable = args['generate-only'] ? null : graphUnavailable();
+const rows = [];
+let failures = 0;
+mkdirSync(work, { recursive: true });
+for (const c of selected) {
+  if (unavailable) {
+    console.error(`${c.id}: ${unavailable}`);
+    rows.push({ c, fmt: '-', status: unavailable });
+    failures++;
+    continue;
+  }
+  const dumps = ensureDumps(c);
+  const inputBytes = dumps.jsonBytes + dumps.tensorBytes;
+  const gen = `${dumps.reused ? 'reused' : `${dumps.seconds.toFixed(1)} s`}`;
+  if (args['generate-only']) {
+    rows.push({ c, fmt: '-', nodes: dumps.nodesPerSide, inputBytes, gen, status: 'generated' });
+    continue;
+  }
+  for (const fmt of FORMATS) {
+    const out = path.join(work, `${c.id}-out-${fmt}`);
+    rmSync(out, { recursive: true, force: true });
+    process.stderr.write(`${c.id} --format ${fmt} …\n`);
+    const r = await timedRun(['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt]);
+    const ok = r.code === 0 && !r.timedOut;
+    const status = r.timedOut ? `timed out after ${args.timeout} s` : ok ? 'ok' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0]}`;
+    if (!ok) failures++;
+    const row = { c, fmt, nodes: dumps.nodesPerSide, inputBytes, gen, seconds: r.seconds, peakKb: r.peakKb, outBytes: du(out), status };
+    if (dumps.tensorBytes && ok) Object.assign(row, { npyRate: dumps.tensorBytes / 1e6 / r.seconds });
+    rows.push(row);
+    console.error(`  ${status}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
+    if (!args.keep) rmSync(out, { recursive: true, force: true });
+  }
+  if (!args.keep) rmSync(dumps.dir, { recursive: true, force: true });
+}
+
+const lines = [
+  '# `probeboard graph` benchmark',
+  '',
+  `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ` +
+    `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM. Dumps from bench/dumpgen (NPU + perturbed Bench side); ` +
+    'nodes = dump entries per side summed over ranks and steps. `npm run bench:graph` regenerates this file.',
+  '',
+  '| case | nodes / side | input MB | generate | --format | wall s | peak RSS MB | output MB | npy MB/s | status |',
+  '|---|---:|---:|---:|---|---:|---:|---:|---:|---|',
+  ...rows.map((r) =>
+    [
+      `${r.c.id} (${r.c.title})`,
+      r.nodes ?? '',
+      r.inputBytes === undefined ? '' : mb(r.inputBytes),
+      r.gen ?? '',
+      r.fmt,
+      r.seconds === undefined ? '' : r.seconds.toFixed(2),
+      r.peakKb === undefined ? '' : (r.peakKb / 1024).toFixed(0),
+      r.outBytes === undefined ? '' : mb(r.outBytes),
+      r.npyRate === undefined ? '' : r.npyRate.toFixed(0),
+      r.status,
+    ].join(' | '),
+  ).map((l) => `| ${l} |`),
+  '',
+  'Reference (issue 3): the original msprobe `graph` needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for the',
+  '96-layer single-rank statistics comparison on this kind of machine. Targets: < 1 s and < 250 MB for stats-96L;',
+  'the 1M-node case finishes; real-tensor compare reads npy at ≥ 300 MB/s.',
+  '',
+];
+const table = lines.join('\n');
+console.log(table);
+mkdirSync(path.dirname(args.results), { recursive: true });
+writeFileSync(args.results, table);
+if (!args.keep && !args.work) rmSync(work, { recursive: true, force: true });
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// npm run bench: every benchmark in bench/, one after the other (they each use both cores), arguments passed through.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BENCHMARKS = ['graph.mjs'];
+let failed = 0;
+for (const b of BENCHMARKS) {
+  const r = spawnSync(process.execPath, [path.join(here, b), ...process.argv.slice(2)], { stdio: 'inherit' });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);
