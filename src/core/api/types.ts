@@ -96,3 +96,30 @@ export interface NodeDetail extends NodeSummary {
 export interface ApiError {
   error: string;
 }
+
+/**
+ * Graph routes (`meta`, `children`, `node`, `search`, `filter`) answer 202 with this body while a large `.vis` is
+ * being indexed for the first time; the client polls until it gets 200. `step` / `rank` query parameters select the
+ * graph inside a `.vis.db` (default: the first of meta.steps / meta.ranks).
+ */
+export interface IndexingResponse {
+  indexing: { file: string; bytesRead: number; bytesTotal: number; percent: number };
+}
+
+/** A node found by search or filter, with its ancestors so the viewer can reveal it. */
+export interface FoundNode extends NodeSummary {
+  /** Ancestor ids from the root down to the parent. */
+  path: string[];
+}
+
+/**
+ * `GET /api/graph/search?run&tag&side&q&limit&step&rank` — case-insensitive substring match on node ids, in
+ * execution (pre-order) order. `GET /api/graph/filter?run&tag&side&precision=lo-hi,lo-hi&unmatched=1&
+ * overflow=medium,high,critical&leaves=1&limit&step&rank` — nodes whose precision index falls in any bucket
+ * (lo <= v < hi, v == hi allowed when hi == 1, [x,x] exact), or unmatched, or at one of the overflow levels.
+ */
+export interface FindResponse {
+  total: number;
+  /** At most `limit` (default 500) results; `total` counts all matches. */
+  results: FoundNode[];
+}
