@@ -63,6 +63,17 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
     }
   };
 
+  // Object keys repeat millions of times in a dump ("Max", "dtype", …): one string object per distinct key saves
+  // memory and makes later Map lookups pointer comparisons.
+  const keys = new Map<string, string>();
+  const internKey = (k: string): string => {
+    if (k.length > 24) return k;
+    const known = keys.get(k);
+    if (known !== undefined) return known;
+    keys.set(k, k);
+    return k;
+  };
+
   const describe = (at: number) => (at >= n ? 'end of file' : `'${text[at]}'`);
 
   const parseString = (): string => {
@@ -71,55 +82,77 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
     let start = i;
     let out = '';
     while (true) {
+      // Fast scan over plain characters; most strings have no escapes.
+      let c = 0;
+      while (i < n) {
+        c = text.charCodeAt(i);
+        if (c === 0x22 || c === 0x5c || c < 0x20) break;
+        i++;
+      }
       if (i >= n) fail('unterminated string (file truncated?)');
-      const c = text.charCodeAt(i);
       if (c === 0x22) {
-        out += text.slice(start, i);
+        out = out ? out + text.slice(start, i) : text.slice(start, i);
         i++;
         return out;
       }
-      if (c === 0x5c) {
-        out += text.slice(start, i);
-        i++;
-        if (i >= n) fail('unterminated string (file truncated?)');
-        const e = text[i];
-        switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
-          case 'u': {
-            const hex = text.slice(i + 1, i + 5);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad \\u escape in string');
-            out += String.fromCharCode(parseInt(hex, 16));
-            i += 4;
-            break;
-          }
-          default:
-            fail(`bad escape '\\${e}' in string`);
-        }
-        i++;
-        start = i;
-        continue;
-      }
       if (c < 0x20) fail('control character in string');
+      out += text.slice(start, i);
       i++;
+      if (i >= n) fail('unterminated string (file truncated?)');
+      const e = text[i];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          const hex = text.slice(i + 1, i + 5);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail('bad \\u escape in string');
+          out += String.fromCharCode(parseInt(hex, 16));
+          i += 4;
+          break;
+        }
+        default:
+          fail(`bad escape '\\${e}' in string`);
+      }
+      i++;
+      start = i;
     }
   };
 
-  const NUM = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+  const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 
+  // JSON number grammar by hand (a sticky regex allocates a match per number, and dumps are mostly numbers).
   const parseNumber = (): number | bigint => {
-    NUM.lastIndex = i;
-    const m = NUM.exec(text);
-    if (!m || m[0] === '-' || m[0].length === 0) return fail(`unexpected ${describe(i)}`);
-    const lexeme = m[0];
-    i += lexeme.length;
-    if (python && m[1] === undefined && m[2] === undefined) return BigInt(lexeme);
+    const start = i;
+    if (text.charCodeAt(i) === 0x2d) i++;
+    const first = text.charCodeAt(i);
+    if (first === 0x30) i++;
+    else if (first > 0x30 && first <= 0x39) while (isDigit(text.charCodeAt(i))) i++;
+    else return fail(`unexpected ${describe(start)}`, start);
+    let isFloat = false;
+    if (text.charCodeAt(i) === 0x2e && isDigit(text.charCodeAt(i + 1))) {
+      isFloat = true;
+      i += 2;
+      while (isDigit(text.charCodeAt(i))) i++;
+    }
+    const e = text.charCodeAt(i);
+    if (e === 0x65 || e === 0x45) {
+      let j = i + 1;
+      const sign = text.charCodeAt(j);
+      if (sign === 0x2b || sign === 0x2d) j++;
+      if (isDigit(text.charCodeAt(j))) {
+        isFloat = true;
+        i = j + 1;
+        while (isDigit(text.charCodeAt(i))) i++;
+      }
+    }
+    const lexeme = text.slice(start, i);
+    if (python && !isFloat) return BigInt(lexeme);
     return Number(lexeme);
   };
 
@@ -149,7 +182,7 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
         while (true) {
           skipWs();
           if (text[i] !== '"') fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected a key string, found ${describe(i)}`);
-          const key = parseString();
+          const key = internKey(parseString());
           skipWs();
           if (text[i] !== ':') fail(`expected ':' after key, found ${describe(i)}`);
           i++;

@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { runGraphCommand, type GraphRunSummary } from '../graph/runGraph.js';
+import type { CliIo } from './program.js';
+
+/**
+ * `probeboard graph -i compare.json -o OUT [-lm [mapping.yaml]] [-oc] [-f] [--framework …] [--format vis|db]`:
+ * msprobe's `graph` command line (msprobe-format.md §1.1), so commands pasted from its docs work unchanged.
+ */
+
+const SHORT_FLAGS: Record<string, string> = { '-lm': '--layer_mapping', '-oc': '--overflow_check' };
+
+/**
+ * msprobe's two-letter single-dash flags (`-lm`, `-oc`), which commander would read as bundles of one-letter
+ * flags, spelled out as their long forms. Everything else is left as typed.
+ */
+export function normalizeGraphArgv(argv: readonly string[]): string[] {
+  return argv.map((a) => {
+    const eq = a.indexOf('=');
+    const flag = eq < 0 ? a : a.slice(0, eq);
+    const long = SHORT_FLAGS[flag];
+    return long ? long + (eq < 0 ? '' : a.slice(eq)) : a;
+  });
+}
+
+interface GraphFlags {
+  input_path: string;
+  output_path: string;
+  layer_mapping?: string | true;
+  overflow_check?: boolean;
+  fuzzy_match?: boolean;
+  framework?: 'pytorch' | 'mindspore';
+  format: 'vis' | 'db';
+  quiet?: boolean;
+}
+
+export function registerGraphCommand(program: Command, io?: CliIo): void {
+  const say = io?.out ?? ((t: string) => void process.stdout.write(t));
+  const warn = io?.err ?? ((t: string) => void process.stderr.write(t));
+  const cmd = program
+    .command('graph')
+    .description('build (or compare) model graphs from msprobe dumps into .vis.db / .vis files')
+    .requiredOption('-i, --input_path <path>', 'compare.json: {"npu_path": …, "bench_path": … (compare only)}')
+    .requiredOption('-o, --output_path <dir>', 'output directory (created when missing)')
+    .option('--layer_mapping [yaml]', '(-lm) layer mapping matching, optionally with a mapping file (cross-framework)')
+    .option('--overflow_check', '(-oc) compute overflow levels')
+    .option('-f, --fuzzy_match', 'fuzzy matching of node names')
+    .addOption(new Option('--framework <name>', 'framework of the dumps (real tensors)').choices(['pytorch', 'mindspore']))
+    .addOption(new Option('--format <format>', 'output: db (one .vis.db) or vis (JSON .vis files)').choices(['db', 'vis']).default('db'))
+    .option('--quiet', 'no progress bar')
+    .action(async (flags: GraphFlags) => {
+      const summary = await runGraphCommand({
+        inputPath: flags.input_path,
+        outputPath: flags.output_path,
+        layerMapping: flags.layer_mapping,
+        overflowCheck: flags.overflow_check,
+        fuzzyMatch: flags.fuzzy_match,
+        framework: flags.framework,
+        format: flags.format,
+        quiet: flags.quiet,
+      });
+      for (const line of warningLines(summary.warnings)) warn(`probeboard: warning: ${line}\n`);
+      say(`probeboard: ${summaryLine(summary)}\n`);
+    });
+  // Commander cannot declare `-lm`/`-oc` as short flags: spell them out before it parses this command's arguments.
+  const parseOptions = cmd.parseOptions.bind(cmd);
+  cmd.parseOptions = (argv: string[]) => parseOptions(normalizeGraphArgv(argv));
+}
+
+/** Distinct warnings, at most five of them plus a count. */
+export function warningLines(warnings: readonly string[]): string[] {
+  const distinct = [...new Set(warnings)];
+  const shown = distinct.slice(0, 5);
+  if (distinct.length > shown.length) shown.push(`… and ${distinct.length - shown.length} more warnings`);
+  return shown;
+}
+
+/** The one-line end-of-run summary. */
+export function summaryLine(s: GraphRunSummary): string {
+  const graphs = `${s.graphs} ${s.kind === 'compare' ? 'graph pair' : 'graph'}${s.graphs === 1 ? '' : 's'}`;
+  const where =
+    s.files.length === 1 ? s.files[0] : `${s.files.length} files in ${s.files.length ? path.dirname(s.files[0]) : '?'}`;
+  if (s.kind === 'build') return `built ${graphs}, ${s.nodes} nodes → ${where}`;
+  const worst = s.worstPrecisionIndex === null ? 'none' : String(Number(s.worstPrecisionIndex.toFixed(6)));
+  return (
+    `compared ${graphs}, ${s.nodes} NPU nodes: ${s.matched} matched, ${s.unmatched} unmatched, ` +
+    `worst precision index ${worst} → ${where}`
+  );
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { GraphFileError } from '../store/graphStore.js';
+
+/**
+ * Output naming (msprobe-format.md §4.4) and the all-or-nothing rule: every file is written under a hidden temporary
+ * name in the output directory, fsynced, and renamed into place only when the whole run succeeded; on failure the
+ * temporaries (and an output directory this run created) are removed.
+ */
+
+/** `time.strftime("%Y%m%d%H%M%S")`, local time, taken once per run. */
+export function runTimestamp(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+}
+
+/** `build_{ts}.vis`, `compare_rank0_{ts}.vis`, `build_step1_rank3_{ts}.vis` (JSON: one file per step and rank). */
+export function visFileName(kind: 'build' | 'compare', ts: string, stepDir: string | null, rankDir: string | null): string {
+  return [kind, stepDir, rankDir, ts].filter((p) => p !== null).join('_') + '.vis';
+}
+
+/** `build_{ts}.vis.db` / `compare_{ts}.vis.db`: one file for all steps, ranks and sides. */
+export function dbFileName(kind: 'build' | 'compare', ts: string): string {
+  return `${kind}_${ts}.vis.db`;
+}
+
+export class OutputDir {
+  private readonly pending: Array<{ temp: string; final: string }> = [];
+  private createdDirs: string[] = [];
+
+  constructor(readonly dir: string) {}
+
+  /** Creates the directory (mode 0750) if needed; refuses a path that is a file. */
+  prepare(): void {
+    let stat: fs.Stats | null = null;
+    try {
+      stat = fs.statSync(this.dir);
+    } catch {
+      // created below
+    }
+    if (stat && !stat.isDirectory()) throw new GraphFileError(this.dir, 'The output path exists and is not a directory.');
+    if (stat) return;
+    try {
+      const first = fs.mkdirSync(this.dir, { recursive: true, mode: 0o750 });
+      if (first) this.createdDirs = chain(first, this.dir);
+    } catch (e) {
+      throw new GraphFileError(this.dir, `The output directory cannot be created (${(e as NodeJS.ErrnoException).code ?? e}).`);
+    }
+  }
+
+  /** A hidden temporary path in the output directory for `finalName`, renamed by `commit`. */
+  reserve(finalName: string): string {
+    const temp = path.join(this.dir, `.${finalName}.${process.pid}.${this.pending.length}.tmp`);
+    this.pending.push({ temp, final: path.join(this.dir, finalName) });
+    return temp;
+  }
+
+  /** Final paths, in reservation order. */
+  get finalPaths(): string[] {
+    return this.pending.map((p) => p.final);
+  }
+
+  commit(): string[] {
+    for (const { temp, final } of this.pending) {
+      fs.chmodSync(temp, 0o640);
+      fs.renameSync(temp, final);
+    }
+    return this.finalPaths;
+  }
+
+  abort(): void {
+    for (const { temp } of this.pending) fs.rmSync(temp, { force: true });
+    for (const dir of this.createdDirs.slice().reverse()) {
+      try {
+        fs.rmdirSync(dir);
+      } catch {
+        break; // not empty: someone else wrote there
+      }
+    }
+  }
+}
+
+/** The directories from `first` (the outermost one mkdir created) down to `leaf`. */
+function chain(first: string, leaf: string): string[] {
+  const out: string[] = [];
+  for (let d = path.resolve(leaf); ; d = path.dirname(d)) {
+    out.unshift(d);
+    if (d === path.resolve(first) || d === path.dirname(d)) break;
+  }
+  return out;
+}
+
+/** Writes `produce`'s chunks to `file` and fsyncs it before closing. */
+export function writeFileSynced(file: string, produce: (write: (chunk: string) => void) => void): number {
+  const fd = fs.openSync(file, 'w', 0o640);
+  let bytes = 0;
+  try {
+    produce((chunk) => {
+      const buf = Buffer.from(chunk, 'utf8');
+      for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off);
+      bytes += buf.length;
+    });
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return bytes;
+}

@@ -1,0 +1,139 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parsePyJson } from '../../src/core/formats/pyJson.js';
+import { GraphFileError } from '../store/graphStore.js';
+import { compareUnit, type CompareSettings } from './compareUnit.js';
+import { planRun } from './dumpLayout.js';
+import { openSink } from './graphSinks.js';
+import { OutputDir, runTimestamp } from './outputFiles.js';
+import { asGraphFileError, readText } from './readDumpDir.js';
+import { buildUnit, runStep, type StepContext } from './runStep.js';
+import type { GraphRunSummary } from './runSummary.js';
+import { RunProgress } from './progress.js';
+import { createTensorPool } from '../workers/tensorPool.js';
+import type { TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
+
+/**
+ * `probeboard graph` without the command line: compare.json → dump layout → graphs → `.vis` / `.vis.db`
+ * (msprobe-format.md §1–§4). Steps are processed one at a time (ranks of a step together, for cross-rank
+ * matching), so memory holds one step's graphs, not the run's.
+ */
+
+export type { GraphRunSummary } from './runSummary.js';
+
+export interface GraphCommandOptions {
+  /** compare.json (`-i`). */
+  inputPath: string;
+  /** Output directory (`-o`), created when missing. */
+  outputPath: string;
+  /** `-lm`: true alone, or the mapping YAML path. */
+  layerMapping?: string | boolean;
+  overflowCheck?: boolean;
+  fuzzyMatch?: boolean;
+  framework?: 'pytorch' | 'mindspore';
+  /** `db` (default, as current msprobe) or `vis` (the last JSON format). */
+  format?: 'vis' | 'db';
+  quiet?: boolean;
+  /** Base for relative paths in compare.json; msprobe uses the current directory. */
+  baseDir?: string;
+  /** The run's start time, which names the outputs (default: now). */
+  startedAt?: Date;
+  /** Warnings and the progress bar (default: process.stderr). */
+  stderr?: NodeJS.WriteStream;
+}
+
+interface CompareInput {
+  file: string;
+  npuPath: string;
+  benchPath: string | null;
+}
+
+export async function runGraphCommand(opts: GraphCommandOptions): Promise<GraphRunSummary> {
+  try {
+    return await run(opts);
+  } catch (e) {
+    throw asGraphFileError(e);
+  }
+}
+
+async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
+  const ts = runTimestamp(opts.startedAt ?? new Date());
+  const input = readCompareInput(opts.inputPath, opts.baseDir ?? process.cwd());
+  const plan = planRun(input.npuPath, input.benchPath);
+  const kind = input.benchPath === null ? 'build' : 'compare';
+  const summary: GraphRunSummary = {
+    kind,
+    files: [],
+    graphs: 0,
+    nodes: 0,
+    matched: 0,
+    unmatched: 0,
+    worstPrecisionIndex: null,
+    warnings: [...plan.warnings],
+  };
+  const units = plan.steps.reduce((n, s) => n + s.length, 0);
+  const progress = new RunProgress(units * 2, opts.quiet ?? false, opts.stderr);
+  const settings = kind === 'compare' ? compareSettings(opts, input) : null;
+  const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts);
+  const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false };
+  try {
+    for (const step of plan.steps) {
+      await runStep(step, ctx, (unit) => (settings ? compareUnit(unit, settings, ctx) : buildUnit(unit, ctx)));
+    }
+    summary.files = sink.commit();
+    return summary;
+  } catch (e) {
+    sink.abort();
+    throw e;
+  } finally {
+    progress.stop();
+  }
+}
+
+function compareSettings(opts: GraphCommandOptions, input: CompareInput): CompareSettings {
+  const lm = opts.layerMapping;
+  let pool: TensorMetricsProvider | null = null;
+  return {
+    compareFile: input.file,
+    // A named mapping file must exist; what is in it is msprobe's business (a bad file only warns).
+    layerMapping: !lm ? null : { yamlText: typeof lm === 'string' ? readText(path.resolve(lm)) : null },
+    fuzzyMatch: opts.fuzzyMatch ?? false,
+    overflowCheck: opts.overflowCheck ?? false,
+    tensorMetrics: () => (pool ??= createTensorPool()),
+  };
+}
+
+/** compare.json (msprobe-format.md §1.2). */
+function readCompareInput(file: string, baseDir: string): CompareInput {
+  const top = parsePyJson(readText(file), { file }) as Record<string, unknown> | unknown;
+  if (top === null || typeof top !== 'object' || Array.isArray(top)) {
+    throw new GraphFileError(file, 'compare.json must be a JSON object with "npu_path" (and "bench_path" to compare).');
+  }
+  const obj = top as Record<string, unknown>;
+  if (typeof obj.npu_path !== 'string' || !obj.npu_path) {
+    throw new GraphFileError(file, '"npu_path" is required and must be the path of a dump directory.');
+  }
+  const pm = obj.parallel_merge;
+  if (pm && typeof pm === 'object' && (pm as Record<string, unknown>).npu) {
+    throw new GraphFileError(file, '"parallel_merge" (TP/PP graph merging) is not supported; remove it to build per rank.');
+  }
+  const bench = obj.bench_path;
+  if (bench !== undefined && bench !== null && bench !== '' && typeof bench !== 'string') {
+    throw new GraphFileError(file, '"bench_path" must be the path of a dump directory.');
+  }
+  const npuPath = dumpRoot(obj.npu_path, baseDir, 'npu_path');
+  const benchPath = typeof bench === 'string' && bench ? dumpRoot(bench, baseDir, 'bench_path') : null;
+  return { file, npuPath, benchPath };
+}
+
+function dumpRoot(p: string, baseDir: string, key: string): string {
+  const abs = path.resolve(baseDir, p);
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(abs);
+  } catch {
+    throw new GraphFileError(abs, `The path does not exist (${key} in compare.json).`);
+  }
+  if (!stat.isDirectory()) throw new GraphFileError(abs, `The npu_path or bench_path should be a folder (${key}).`);
+  return abs;
+}

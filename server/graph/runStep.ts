@@ -1,0 +1,125 @@
+import { buildGraph } from '../../src/core/build/buildGraph.js';
+import { pagingByMicroStep } from '../../src/core/build/microSteps.js';
+import { matchDistributed } from '../../src/core/compare/distributed.js';
+import { getPrecisionIndex, setPrecisionIndex } from '../../src/core/compare/nodeResults.js';
+import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
+import { GraphNode, type Graph } from '../../src/core/model/graph.js';
+import type { DumpUnit, RunPlan } from './dumpLayout.js';
+import type { GraphSink } from './graphSinks.js';
+import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
+import type { RunProgress } from './progress.js';
+import { readDumpDir } from './readDumpDir.js';
+import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
+
+/**
+ * One step of a run: every rank's graph (pair), cross-rank matching of communication nodes (msprobe-format.md
+ * §2.12), export. A streaming sink (the .vis.db) takes each rank as soon as it is done and only small copies of
+ * the `Distributed.*` nodes wait for the cross-rank pass, so a step of many ranks never sits in memory at once;
+ * the JSON sink writes whole files, so it keeps the step's graphs until the pass is done.
+ */
+
+/** What one rank produced. */
+export interface UnitResult {
+  npu: Graph;
+  bench: Graph | null;
+  microSteps: number;
+  /** '' for build runs. */
+  task: string;
+  toolTip: string | null;
+  colors: JsonTree;
+}
+
+export interface StepContext {
+  plan: RunPlan;
+  sink: GraphSink;
+  summary: GraphRunSummary;
+  progress: RunProgress;
+  overflowCheck: boolean;
+}
+
+export async function runStep(
+  units: DumpUnit[],
+  ctx: StepContext,
+  processUnit: (unit: DumpUnit) => Promise<UnitResult>,
+): Promise<void> {
+  const { sink, summary, progress } = ctx;
+  const rankList = units.map((u) => u.rank);
+  const crossRank = units.length > 1;
+  const held: Array<{ unit: DumpUnit; result: UnitResult }> = [];
+  const npuByRank = new Map<number, Graph>();
+  const benchByRank = new Map<number, Graph>();
+
+  const exportUnit = (unit: DumpUnit, r: UnitResult) => {
+    sink.add(unit, r.npu, r.bench, {
+      microSteps: r.microSteps,
+      task: r.task,
+      toolTip: r.toolTip,
+      colors: r.colors,
+      overflowCheck: ctx.overflowCheck,
+      rankList,
+      stepList: ctx.plan.stepList,
+    });
+    countGraph(summary, r.npu, r.bench);
+    progress.tick(unitLabel(unit));
+  };
+
+  for (const unit of units) {
+    const result = await processUnit(unit);
+    progress.tick(unitLabel(unit), result.npu.nodeMap.size);
+    if (sink.streamsRanks) {
+      exportUnit(unit, result);
+      if (crossRank) {
+        npuByRank.set(unit.rank, distributedSkeleton(result.npu));
+        if (result.bench) benchByRank.set(unit.rank, distributedSkeleton(result.bench));
+      }
+    } else {
+      held.push({ unit, result });
+      npuByRank.set(unit.rank, result.npu);
+      if (result.bench) benchByRank.set(unit.rank, result.bench);
+    }
+  }
+  if (crossRank) {
+    matchDistributed(npuByRank, ctx.overflowCheck);
+    if (benchByRank.size) matchDistributed(benchByRank, ctx.overflowCheck);
+  }
+  if (sink.streamsRanks) {
+    for (const unit of units) {
+      sink.updateDistributed(unit, 'NPU', npuByRank.get(unit.rank));
+      sink.updateDistributed(unit, 'Bench', benchByRank.get(unit.rank));
+    }
+  } else {
+    for (const { unit, result } of held) exportUnit(unit, result);
+  }
+}
+
+/**
+ * Copies of the `Distributed.*` nodes, all cross-rank matching reads (items, batch P2P info, index or overflow
+ * level), without parents: the rest of the graph can be freed.
+ */
+function distributedSkeleton(graph: Graph): Graph {
+  const root = new GraphNode(graph.root.id, graph.root.op);
+  const nodeMap = new Map<string, GraphNode>([[root.id, root]]);
+  for (const [id, node] of graph.nodeMap) {
+    if (!id.startsWith('Distributed')) continue;
+    const copy = new GraphNode(id, node.op);
+    for (const [k, v] of node.inputData) copy.inputData.set(k, v);
+    for (const [k, v] of node.outputData) copy.outputData.set(k, v);
+    copy.batchP2pInfo = node.batchP2pInfo;
+    if (node.data.overflowLevel !== undefined) copy.data.overflowLevel = node.data.overflowLevel;
+    const index = getPrecisionIndex(node);
+    if (index !== undefined) setPrecisionIndex(copy, index);
+    nodeMap.set(id, copy);
+  }
+  return { ...graph, root, nodeMap };
+}
+
+/** A build run's rank: read, build, micro steps, `-oc` levels. */
+export async function buildUnit(unit: DumpUnit, ctx: StepContext): Promise<UnitResult> {
+  const src = readDumpDir(unit.npuDir);
+  const levels = ctx.overflowCheck ? dumpOverflowLevels(src.dump.data) : null;
+  const { graph, warnings } = buildGraph(src, { era: ctx.sink.era, step: unit.step, rank: unit.rank });
+  ctx.summary.warnings.push(...warnings);
+  const microSteps = pagingByMicroStep(graph, null, ctx.sink.era);
+  if (levels) applyOverflowLevels(graph, levels);
+  return { npu: graph, bench: null, microSteps, task: '', toolTip: null, colors: null };
+}

@@ -1,0 +1,237 @@
+import type { Graph, GraphNode } from '../model/graph.js';
+import { itemsJson } from './itemFormat.js';
+import type { PyValue } from './pyJson.js';
+import { pyStr } from './pyFormat.js';
+import { pyJsonDumps, type JsonTree } from './pyJsonWrite.js';
+
+/**
+ * The `.vis.db` content of the current era (msprobe-format.md §4.2, schema v2 with `tb_stack`): the DDL text
+ * msprobe uses (so `sqlite_master` reads the same) and the rows of one graph. Pure; server/graph writes them.
+ */
+
+const NODE_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['id', 'TEXT PRIMARY KEY'],
+  ['graph_id', 'TEXT NOT NULL'],
+  ['node_order', 'INTEGER NOT NULL'],
+  ['node_name', 'TEXT NOT NULL'],
+  ['node_type', 'TEXT NOT NULL'],
+  ['up_node', 'TEXT'],
+  ['sub_nodes', 'TEXT'],
+  ['precision_index', 'INTEGER'],
+  ['overflow_level', 'TEXT'],
+  ['micro_step_id', 'INTEGER NOT NULL'],
+  ['matched_node_link', 'TEXT'],
+  ['stack_id', 'TEXT'],
+  ['parallel_merge_info', 'TEXT'],
+  ['matched_distributed', 'TEXT'],
+  ['modified', 'INTEGER NOT NULL'],
+  ['input_data', 'TEXT'],
+  ['output_data', 'TEXT'],
+  ['data_source', 'TEXT'],
+  ['dump_data_dir', 'TEXT'],
+  ['step', 'INTEGER NOT NULL'],
+  ['rank', 'INTEGER NOT NULL'],
+];
+const STACK_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['id', 'TEXT PRIMARY KEY'],
+  ['stack_info', 'TEXT'],
+];
+const CONFIG_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['id', 'TEXT PRIMARY KEY'],
+  ['graph_type', 'TEXT NOT NULL'],
+  ['task', 'TEXT'],
+  ['tool_tip', 'TEXT'],
+  ['micro_steps', 'INTEGER'],
+  ['overflow_check', 'INTEGER'],
+  ['node_colors', 'TEXT NOT NULL'],
+  ['rank_list', 'TEXT NOT NULL'],
+  ['step_list', 'TEXT NOT NULL'],
+];
+const INDEXES: ReadonlyArray<readonly [string, string[]]> = [
+  ['index1', ['step', 'rank', 'data_source', 'up_node', 'node_order']],
+  ['index2', ['step', 'rank', 'data_source', 'node_name']],
+  ['index3', ['step', 'rank', 'data_source', 'node_order']],
+  ['index4', ['step', 'rank', 'node_order']],
+  ['index5', ['step', 'rank', 'micro_step_id', 'node_order']],
+  ['index6', ['step', 'rank', 'modified', 'matched_node_link']],
+];
+
+function createTable(name: string, columns: ReadonlyArray<readonly [string, string]>): string {
+  return `CREATE TABLE IF NOT EXISTS ${name} (\n${columns.map(([c, t]) => `    ${c} ${t}`).join(',\n')}\n);`;
+}
+
+function insert(name: string, columns: ReadonlyArray<readonly [string, string]>, orIgnore = false): string {
+  const cols = columns.map(([c]) => c);
+  return `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO ${name} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+}
+
+export const VIS_DB_SQL = {
+  createNodes: createTable('tb_nodes', NODE_COLUMNS),
+  createStack: createTable('tb_stack', STACK_COLUMNS),
+  createConfig: createTable('tb_config', CONFIG_COLUMNS),
+  insertNode: insert('tb_nodes', NODE_COLUMNS),
+  insertStack: insert('tb_stack', STACK_COLUMNS),
+  // The first export's config wins: every later graph of the run inserts the same row again.
+  insertConfig: insert('tb_config', CONFIG_COLUMNS, true),
+  createIndexes: INDEXES.map(([name, cols]) => `CREATE INDEX IF NOT EXISTS ${name} ON tb_nodes (${cols.join(', ')});`),
+} as const;
+
+/** Values in column order; the writer binds them positionally. */
+export type DbNodeRow = [
+  id: string,
+  graph_id: string,
+  node_order: number,
+  node_name: string,
+  node_type: string,
+  up_node: string,
+  sub_nodes: string,
+  precision_index: number | null,
+  overflow_level: string | null,
+  micro_step_id: number,
+  matched_node_link: string,
+  stack_id: string,
+  parallel_merge_info: string,
+  matched_distributed: string,
+  modified: number,
+  input_data: string,
+  output_data: string,
+  data_source: string,
+  dump_data_dir: string | number | null,
+  step: number,
+  rank: number,
+];
+export type DbStackRow = [id: string, stack_info: string];
+export type DbConfigRow = [
+  id: string,
+  graph_type: string,
+  task: string,
+  tool_tip: string | null,
+  micro_steps: number,
+  overflow_check: number,
+  node_colors: string,
+  rank_list: string,
+  step_list: string,
+];
+
+export type DataSource = 'NPU' | 'Bench';
+
+export interface GraphRowsOptions {
+  source: DataSource;
+  step: number;
+  rank: number;
+  /** md5 compare keeps `md5` in items. */
+  md5Mode: boolean;
+}
+
+export interface GraphRows {
+  nodes: DbNodeRow[];
+  stacks: DbStackRow[];
+}
+
+/**
+ * `node_to_db`: one row per node reachable from the root, in post-order (`node_order`), handed to `onNode` as it is
+ * made (a graph's rows never sit in memory together). Returns the stack rows, deduplicated per graph in
+ * first-seen order. Orphans (unreachable nodes) are not written.
+ */
+export function forEachGraphRow(graph: Graph, opts: GraphRowsOptions, onNode: (row: DbNodeRow) => void): DbStackRow[] {
+  const graphId = `${opts.source}_${opts.step}_${opts.rank}`;
+  const itemOpts = { era: 'db' as const, md5Mode: opts.md5Mode };
+  const stackIds = new Map<string, string>();
+  // Nodes share stack arrays (interned stack.json entries, backward twins): their JSON text is made once.
+  const stackTexts = new Map<string[], string>();
+  const dumpDataDir = sqlValue(graph.dumpDataDir);
+  postOrder(graph.root).forEach((node, order) => {
+    let stackText = stackTexts.get(node.stackInfo);
+    if (stackText === undefined) stackTexts.set(node.stackInfo, (stackText = pyJsonDumps(node.stackInfo)));
+    let stackId = stackIds.get(stackText);
+    if (stackId === undefined) stackIds.set(stackText, (stackId = `${graphId}_${stackIds.size}`));
+    onNode([
+      `${graphId}_${node.id}`,
+      graphId,
+      order,
+      node.id,
+      String(node.op),
+      node.upnode ? node.upnode.id : '',
+      node.subnodes.length ? pyJsonDumps(node.subnodes.map((n) => n.id)) : '',
+      node.data.precisionIndex ?? null,
+      node.data.overflowLevel ?? null,
+      node.microStepId ?? 0,
+      pyJsonDumps(node.matchedNodeLink),
+      stackId,
+      node.parallelMergeInfo.length ? pyJsonDumps(node.parallelMergeInfo) : '',
+      pyJsonDumps((node.matchedDistributed ?? {}) as JsonTree),
+      0,
+      pyJsonDumps(itemsJson(node.inputData, node.id, itemOpts)),
+      pyJsonDumps(itemsJson(node.outputData, node.id, itemOpts)),
+      opts.source,
+      dumpDataDir,
+      opts.step,
+      opts.rank,
+    ]);
+  });
+  const stacks: DbStackRow[] = [];
+  for (const [text, id] of stackIds) stacks.push([id, text]);
+  return stacks;
+}
+
+/** `forEachGraphRow` collected into arrays. */
+export function graphRows(graph: Graph, opts: GraphRowsOptions): GraphRows {
+  const nodes: DbNodeRow[] = [];
+  const stacks = forEachGraphRow(graph, opts, (row) => nodes.push(row));
+  return { nodes, stacks };
+}
+
+export interface ConfigRowOptions {
+  compare: boolean;
+  /** '' for build runs. */
+  task: string;
+  toolTip: string | null;
+  microSteps: number;
+  overflowCheck: boolean;
+  /** `node_colors` object (compare) or null (build, written as the JSON text "null"). */
+  nodeColors: JsonTree;
+  rankList: number[];
+  stepList: number[];
+}
+
+export function configRow(opts: ConfigRowOptions): DbConfigRow {
+  return [
+    '1',
+    opts.compare ? 'compare' : 'build',
+    opts.task,
+    opts.toolTip,
+    opts.microSteps,
+    opts.overflowCheck ? 1 : 0,
+    pyJsonDumps(opts.nodeColors),
+    pyJsonDumps(opts.rankList),
+    pyJsonDumps(opts.stepList),
+  ];
+}
+
+/** msprobe's `get_sorted_nodes`: children before their parent, each node once. */
+export function postOrder(root: GraphNode): GraphNode[] {
+  const order: GraphNode[] = [];
+  const visited = new Set<string>([root.id]);
+  const stack: Array<{ node: GraphNode; next: number }> = [{ node: root, next: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.next < top.node.subnodes.length) {
+      const child = top.node.subnodes[top.next++];
+      if (!visited.has(child.id)) {
+        visited.add(child.id);
+        stack.push({ node: child, next: 0 });
+      }
+    } else {
+      stack.pop();
+      order.push(top.node);
+    }
+  }
+  return order;
+}
+
+/** dump.json's `dump_data_dir` as sqlite stores it (a string, or NULL for statistics dumps). */
+function sqlValue(v: PyValue): string | number | null {
+  if (v === null || typeof v === 'string' || typeof v === 'number') return v;
+  if (typeof v === 'bigint') return Number(v);
+  return pyStr(v);
+}

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { crc32Hex } from '../../src/core/formats/crc32.js';
+import { pyExp, pyFixed, pyFloatRepr, pyRepr, pyRound, pyStr, pyTypeName } from '../../src/core/formats/pyFormat.js';
+import { pyJsonDumps, PyFloat, writePyJson } from '../../src/core/formats/pyJsonWrite.js';
+
+// Expected strings were produced by CPython 3 (repr, round, format, json.dumps, zlib.crc32); see msprobe-format.md §4.1.
+describe('Python number formatting', () => {
+  it.each([
+    [1e-7, '1e-07'],
+    [1e16, '1e+16'],
+    [9999999999999998.0, '9999999999999998.0'],
+    [0.0001, '0.0001'],
+    [0.00009999, '9.999e-05'],
+    [123.0, '123.0'],
+    [-0.0, '-0.0'],
+    [1.5e-5, '1.5e-05'],
+    [2.5e20, '2.5e+20'],
+    [1e22, '1e+22'],
+    [0.1, '0.1'],
+    [1 / 3, '0.3333333333333333'],
+    [16050.638671875, '16050.638671875'],
+    [5e-324, '5e-324'],
+    [1.7976931348623157e308, '1.7976931348623157e+308'],
+    [-1234.5678e-10, '-1.2345678e-07'],
+    [NaN, 'nan'],
+    [-Infinity, '-inf'],
+  ])('str(%s) = %s', (x, text) => {
+    expect(pyFloatRepr(x)).toBe(text);
+  });
+
+  it.each([
+    [0.0078125, '0.007812'],
+    [0.0234375, '0.023438'],
+    [-0.0078125, '-0.007812'],
+    [2.5e-7, '0.0'],
+    [5e-7, '0.0'],
+    [1.0000005, '1.000001'],
+    [16050.638671875, '16050.638672'],
+    [0.000316619873046875, '0.000317'],
+    [4503599627.0078125, '4503599627.007812'],
+    [-1e-7, '-0.0'],
+    [123456789012.1234567, '123456789012.12346'],
+  ])('str(round(%s, 6)) = %s (exact binary ties go to even)', (x, text) => {
+    expect(pyFloatRepr(pyRound(x, 6))).toBe(text);
+  });
+
+  it.each([
+    [1e-7, '1.000000e-07'],
+    [1.2345675e-5, '1.234567e-05'],
+    [1.0000005e16, '1.000000e+16'],
+    [1.0000015e16, '1.000002e+16'],
+    [-3.14159e-12, '-3.141590e-12'],
+    [5.600728e-6, '5.600728e-06'],
+    [0, '0.000000e+00'],
+    [NaN, 'nan'],
+    [Infinity, 'inf'],
+    [9.9999995e-5, '9.999999e-05'],
+    [1.364242e-12, '1.364242e-12'],
+  ])('"{:.6e}".format(%s) = %s', (x, text) => {
+    expect(pyExp(x, 6)).toBe(text);
+  });
+
+  it.each([
+    [0.0078125, '0.007812'],
+    [23.076923076923077, '23.076923'],
+    [1.0000005, '1.000001'],
+    [2.5, '2.500000'],
+    [-0.0, '-0.000000'],
+    [1e21, '1000000000000000000000.000000'],
+    [123.4567895, '123.456789'],
+  ])('"{:.6f}".format(%s) = %s', (x, text) => {
+    expect(pyFixed(x, 6)).toBe(text);
+  });
+});
+
+describe('Python str() of values', () => {
+  it('prints lists, dicts and strings as repr', () => {
+    const v = [1n, 2.5, 'a', null, true, "it's", 'x"y', new Map([['k', [1.0]]]), '\n\x7f\xa0é'];
+    expect(pyRepr(v)).toBe(`[1, 2.5, 'a', None, True, "it's", 'x"y', {'k': [1.0]}, '\\n\\x7f\\xa0é']`);
+    expect(pyStr('plain')).toBe('plain');
+    expect(pyStr([2n, 3n])).toBe('[2, 3]');
+  });
+
+  it('names Python types as gen_op_item does', () => {
+    expect([1n, 1.5, true, 'x', null, [], new Map()].map((v) => pyTypeName(v))).toEqual([
+      "<class 'int'>",
+      "<class 'float'>",
+      "<class 'bool'>",
+      "<class 'str'>",
+      "<class 'NoneType'>",
+      "<class 'list'>",
+      "<class 'dict'>",
+    ]);
+  });
+
+  it.each([
+    ['', '00000000'],
+    ['1', '83dcefb7'],
+    ['0', 'f4dbdf21'],
+    ['False', 'ea0c4734'],
+    ['True', '5dcee3b3'],
+    ['None', 'dfa2aff1'],
+    ['[0, 1]', '77849d8c'],
+    ['与', '77b62bf9'],
+  ])('crc32(%j) = %s', (text, hex) => {
+    expect(crc32Hex(text)).toBe(hex);
+  });
+});
+
+describe('json.dumps', () => {
+  it('escapes like ensure_ascii and writes NaN', () => {
+    expect(pyJsonDumps(['\u4e0e', '\x7f', '😀', '/', '\t\b\f', 'a"b\\c', new PyFloat(1), NaN])).toBe(
+      '["\\u4e0e", "\\u007f", "\\ud83d\\ude00", "/", "\\t\\b\\f", "a\\"b\\\\c", 1.0, NaN]',
+    );
+  });
+
+  it('indents like indent=4, with {} and [] for empty containers', () => {
+    let text = '';
+    writePyJson(new Map<string, unknown>([['a', []], ['b', {}], ['c', [1, new Map([['d', null]])]]]) as never, 4, (c) => (text += c));
+    expect(text).toBe('{\n    "a": [],\n    "b": {},\n    "c": [\n        1,\n        {\n            "d": null\n        }\n    ]\n}');
+  });
+});
