@@ -39,14 +39,14 @@ const RUNS = [
     flags: ['-oc'],
   },
   {
-    run: 'gpt-build',
+    run: 'gpt-single-build',
     about: 'the NPU side of the same model as a single graph (build)',
     budget: 1e6,
     variants: [{ ...MODEL, layers: 24, fused: false, stackFrames: 4 }, { ...MODEL, layers: 8 }, { ...MODEL, layers: 8, forwardOnly: true }, { ...MODEL, layers: 4, forwardOnly: true }],
     flags: [],
   },
   {
-    run: 'gpt-2rank-compare',
+    run: 'gpt-ranks-compare',
     about: 'a GPT on 2 tensor-parallel ranks (all_reduce collectives), one .vis per rank',
     budget: 1.4e6,
     variants: [
