@@ -3,7 +3,12 @@
 import { build } from 'esbuild';
 import { existsSync } from 'node:fs';
 
-const entryPoints = ['server/cli/main.ts', 'server/workers/compareWorker.ts'].filter((p) => existsSync(p));
+const entryPoints = [
+  'server/cli/main.ts',
+  'server/workers/compareWorker.ts',
+  // Found at run time next to the bundle: dist/server/store/visJsonIndex/indexWorker.js (outbase is server/).
+  'server/store/visJsonIndex/indexWorker.ts',
+].filter((p) => existsSync(p));
 await build({
   entryPoints,
   outdir: 'dist/server',

@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../http/app.js';
 import { matchLang } from '../i18n/pickLang.js';
+import { createStoreCache } from '../store/openStore.js';
+import { defaultCacheDir } from '../store/visJsonIndex/indexCache.js';
 import { appDir as defaultAppDir, examplesDir } from './packagePaths.js';
 import { UsageError, type CliIo } from './program.js';
 
@@ -15,6 +17,8 @@ export interface ServeOptions {
   host: string;
   appDir?: string;
   lang?: 'en' | 'zh-CN';
+  /** Where `.vis` indexes are cached (default: $XDG_CACHE_HOME/probeboard or ~/.cache/probeboard). */
+  cacheDir?: string;
 }
 
 export interface RunningServer {
@@ -33,7 +37,8 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
     .addOption(new Option('--host <host>', 'address to bind').default('127.0.0.1').conflicts('bind_all'))
     .option('--bind_all', 'bind 0.0.0.0 (every interface): anyone on your network can read the graphs')
     .option('--lang <lang>', 'default language of server error messages: en | zh-CN', 'en')
-    .action(async (opts: { logdir?: string; port: string; host: string; bind_all?: boolean; lang: string }) => {
+    .option('--cache_dir <dir>', `where indexes of large .vis files are kept (default: ${defaultCacheDir()})`)
+    .action(async (opts: ServeFlags) => {
       const lang = matchLang(opts.lang);
       if (!lang) throw new UsageError(`--lang ${opts.lang}: expected en or zh-CN`);
       const running = await startServe({
@@ -41,6 +46,7 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
         port: parsePort(opts.port),
         host: opts.bind_all ? '0.0.0.0' : opts.host,
         lang,
+        cacheDir: opts.cache_dir,
       });
       const say = io?.out ?? ((t: string) => process.stdout.write(t));
       if (opts.bind_all) {
@@ -51,6 +57,15 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });
+}
+
+interface ServeFlags {
+  logdir?: string;
+  port: string;
+  host: string;
+  bind_all?: boolean;
+  lang: string;
+  cache_dir?: string;
 }
 
 export function parsePort(text: string): number {
@@ -67,6 +82,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     appDir: options.appDir ?? defaultAppDir(),
     lang: options.lang,
     loopbackOnly: isLoopback(options.host),
+    stores: createStoreCache({ cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined }),
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(options.port, options.host);

@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, typ
 import path from 'node:path';
 import type { GraphType } from '../../src/core/api/types.js';
 import type { Message } from '../i18n/messages.js';
-import { DbNotSupportedError, type GraphFormat, type StoreCache } from '../store/openStore.js';
+import type { GraphFormat, StoreCache } from '../store/openStore.js';
 import { naturalCompare } from './naturalSort.js';
 import { sniffVis } from './sniffVis.js';
 
@@ -79,7 +79,7 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
         continue;
       }
       const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
-      if (named) tags.push(describeFile(real, path.posix.join(...parts, entry.name), named, stats, cache));
+      if (named) tags.push(describeFile(real, path.posix.join(...parts, entry.name), run, named, stats, cache));
     }
     if (tags.length > 0) {
       tags.sort((a, b) => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1));
@@ -98,24 +98,27 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
 function describeFile(
   abs: string,
   relPath: string,
+  run: string,
   named: { tag: string; format: GraphFormat },
   stats: Stats,
   cache: StoreCache,
 ): ScannedTag {
   const base = { tag: named.tag, format: named.format, sizeBytes: stats.size };
   if (named.format === 'db') {
-    return { ...base, graphType: null, error: { key: 'dbNotSupported', params: { file: relPath } } };
+    // Every .vis.db is listed (the reference viewer shows only a directory's first one, reference-viewer.md §4.1);
+    // opening one read-only takes a millisecond, so the listing knows its type or why it will not open.
+    const probe = cache.probeDb({ absPath: abs, relPath, format: 'db', run, tag: named.tag }, stats);
+    const error: Message | null = probe.error
+      ? { key: 'fileUnreadable', params: { file: probe.error.file, problem: probe.error.problem } }
+      : null;
+    return { ...base, graphType: probe.graphType, error };
   }
   // A file already opened (or already refused) at this size and mtime: its full parse knows better than a sniff.
-  const known = cache.peek(abs, stats);
+  const known = cache.peek(abs, stats, 'vis');
   if (known && 'store' in known) return { ...base, graphType: known.store.meta().graphType, error: null };
   if (known && 'error' in known) {
     const e = known.error;
-    const error: Message =
-      e instanceof DbNotSupportedError
-        ? { key: 'dbNotSupported', params: { file: e.file } }
-        : { key: 'fileUnreadable', params: { file: e.file, problem: e.problem } };
-    return { ...base, graphType: null, error };
+    return { ...base, graphType: null, error: { key: 'fileUnreadable', params: { file: e.file, problem: e.problem } } };
   }
   let sniff;
   try {

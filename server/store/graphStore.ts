@@ -1,23 +1,35 @@
-import type { ChildrenResponse, GraphMeta, NodeDetail, Side } from '../../src/core/api/types.js';
+import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side } from '../../src/core/api/types.js';
+import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
 
 /**
- * One opened graph file, answering the viewer's questions without handing out the whole file.
- * Implementations: `.vis` JSON (server/store/visJson) now; `.vis.db` SQLite and a streamed, indexed `.vis` later
- * (issue 4). Routes depend only on this interface, so a new format is a new implementation, not new routes.
- * Every method is synchronous and side-effect free for the caller: the server stays stateless per request.
+ * One opened graph file, answering the viewer's questions without handing out the whole file. Implementations:
+ * `.vis` JSON held whole (server/store/visJson, small files and the reference for tests), `.vis` JSON through a
+ * streamed index (server/store/visJsonIndex), `.vis.db` SQLite (server/store/visDb). Routes depend only on this
+ * interface. Methods are synchronous: each answers from an index or a few small reads, never a whole-file walk.
  */
 export interface GraphStore {
-  meta(): GraphMeta;
+  /** Meta of the selected graph (`.vis.db`: step/rank; default the first of meta.steps / meta.ranks). */
+  meta(q?: GraphSelector): GraphMeta;
   /**
    * Children of `nodeId` (root when undefined) in execution order. `micro` filters the root's children by
-   * `micro_step_id` (-1 or undefined = all; children without a micro step are always kept).
-   * Returns undefined when the node does not exist on that side.
+   * `micro_step_id` (-1 or undefined = all; children without a micro step are always kept). `offset` / `limit` page
+   * through them; `total` counts them all (after the micro filter). Undefined when the node does not exist.
    */
-  children(q: { side: Side; nodeId?: string; micro?: number; step?: number; rank?: number }): ChildrenResponse | undefined;
+  children(q: ChildrenQuery): ChildrenResponse | undefined;
   /** The full node record, or undefined when the node does not exist on that side. */
-  node(q: { side: Side; nodeId: string; step?: number; rank?: number }): NodeDetail | undefined;
+  node(q: { side: Side; nodeId: string } & GraphSelector): NodeDetail | undefined;
+  search(q: SearchQuery): FindResponse;
+  filter(q: FilterQuery): FindResponse;
   /** Releases file handles; the store is not used afterwards. */
   close(): void;
+}
+
+export interface ChildrenQuery extends GraphSelector {
+  side: Side;
+  nodeId?: string;
+  micro?: number;
+  offset?: number;
+  limit?: number;
 }
 
 /** A problem with the user's file: the server answers 4xx/5xx with `{error}` naming the file. */
@@ -29,4 +41,39 @@ export class GraphFileError extends Error {
     super(`${file}: ${problem}`);
     this.name = 'GraphFileError';
   }
+}
+
+/** The file changed on disk after it was indexed or opened: answered 409; the next request re-opens it. */
+export class StaleFileError extends GraphFileError {
+  constructor(file: string) {
+    super(file, 'the file changed on disk while it was being read; reload to open the new version');
+    this.name = 'StaleFileError';
+  }
+}
+
+/** Another process holds a lock on the file: answered 422 now, but not remembered, since it passes. */
+export class LockedFileError extends GraphFileError {
+  constructor(file: string, problem: string) {
+    super(file, problem);
+    this.name = 'LockedFileError';
+  }
+}
+
+/** A step or rank that the `.vis.db` does not hold: answered 400. */
+export class UnknownGraphError extends GraphFileError {
+  constructor(
+    file: string,
+    readonly step: number,
+    readonly rank: number,
+  ) {
+    super(file, `no graph for step ${step}, rank ${rank}`);
+    this.name = 'UnknownGraphError';
+  }
+}
+
+/** Pages a list as the children route does: offset clamped to the list, limit undefined = to the end. */
+export function pageRange(total: number, offset = 0, limit?: number): [number, number] {
+  const from = Math.min(Math.max(0, offset), total);
+  const to = limit === undefined ? total : Math.min(total, from + Math.max(0, limit));
+  return [from, to];
 }

@@ -1,12 +1,26 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { GraphFileError, type GraphStore } from './graphStore.js';
-import { VisJsonStore } from './visJson/visJsonStore.js';
+import type { GraphType } from '../../src/core/api/types.js';
+import { GraphFileError, LockedFileError, StaleFileError, type GraphStore } from './graphStore.js';
+import { dbStamp } from './visDb/openDb.js';
+import { VisDbStore } from './visDb/visDbStore.js';
+import { buildVisIndex, VisIndexError } from './visJsonIndex/buildIndex.js';
+import { bufferSource } from './visJsonIndex/byteSource.js';
+import { defaultCacheDir } from './visJsonIndex/indexCache.js';
+import { unpackIndex } from './visJsonIndex/indexCodec.js';
+import { runIndexJob } from './visJsonIndex/indexJob.js';
+import { defaultIndexWorkerScript, IndexJobFailure, startIndexJob, type IndexJobHandle, type IndexProgress } from './visJsonIndex/indexJobs.js';
+import { fileBytes, memoryBytes } from './visJsonIndex/nodeBytes.js';
+import type { FileStamp, VisIndex } from './visJsonIndex/visIndex.js';
+import { VisIndexStore } from './visJsonIndex/visIndexStore.js';
 
 /**
- * Opens the right GraphStore for a graph file and keeps a few open. Entries are keyed by absolute path and
- * checked against size + mtime + inode, so a file rewritten on disk is reopened, and two browser tabs on two files
- * each get their own store (no process-global "current file" as in the reference viewer, reference-viewer.md §4.2).
- * Failures are remembered the same way, so the listing can show why a file would not open without re-reading it.
+ * Opens the right GraphStore for a graph file and keeps a few open. Entries are keyed by absolute path and checked
+ * against a stamp (size + mtime + inode, and the live WAL for `.vis.db`), so a file rewritten on disk is reopened,
+ * and two browser tabs on two files each get their own store (no process-global "current file" as in the reference
+ * viewer, reference-viewer.md §4.2). Failures are remembered the same way.
+ *
+ * Large `.vis` files are indexed in a worker thread: while that runs, `open` answers `{indexing}` with the bytes read
+ * (routes answer 202), and every request for the file shares the one job. Small files are indexed in memory at once.
  */
 
 export type GraphFormat = 'vis' | 'db';
@@ -20,45 +34,80 @@ export interface GraphFileRef {
   tag: string;
 }
 
-/** A `.vis.db` found before its store exists. */
-export class DbNotSupportedError extends GraphFileError {
-  constructor(file: string) {
-    super(file, '.vis.db files open in a later version of probeboard');
-    this.name = 'DbNotSupportedError';
-  }
-}
-
-/** Whole-file parsing holds a JS string; V8 strings stop near 2^29 characters. Issue 4's streamed index lifts this. */
-export const MAX_VIS_BYTES = 512 * 1024 * 1024;
-
+export type OpenResult = { store: GraphStore } | { indexing: IndexProgress };
 type Outcome = { store: GraphStore } | { error: GraphFileError };
 interface Entry {
   stamp: string;
   outcome: Outcome;
 }
 
+export interface StoreCacheOptions {
+  maxOpen?: number;
+  maxErrors?: number;
+  /** Where `.vis` indexes are cached; null = keep them in memory only. Default: defaultCacheDir(). */
+  cacheDir?: string | null;
+  /** Bundled indexWorker.js; null = index in this thread. Default: found next to the server bundle. */
+  indexWorkerScript?: string | null;
+  /** `.vis` files smaller than this are read whole and indexed at once, in this thread (default 16 MiB). */
+  inThreadBytes?: number;
+  /** Read size while indexing (tests use tiny chunks). */
+  chunkSize?: number;
+  /** One line per problem that does not fail a request (an unwritable cache directory). */
+  log?: (line: string) => void;
+  /** Worker indexing jobs starting and finishing (logs, tests, benchmarks). */
+  onIndex?: (event: IndexEvent) => void;
+}
+
+export type IndexEvent =
+  | { phase: 'start'; file: string; bytes: number }
+  | { phase: 'done'; file: string; bytes: number; fromCache: boolean; seconds: number }
+  | { phase: 'failed'; file: string; bytes: number; problem: string };
+
+export interface DbProbe {
+  graphType: GraphType | null;
+  error: GraphFileError | null;
+}
+
 export interface StoreCache {
-  /** The store for `ref`, opened or reused. Throws GraphFileError when the file cannot be read as a graph. */
-  open(ref: GraphFileRef): GraphStore;
+  /** The store for `ref`, opened, reused, or still indexing. Throws GraphFileError when the file cannot be read. */
+  open(ref: GraphFileRef): OpenResult;
   /** What is known about the file at its current stamp without opening it: a store, an error, or nothing. */
-  peek(absPath: string, stats: Stats): Outcome | undefined;
+  peek(absPath: string, stats: Stats, format: GraphFormat): Outcome | undefined;
+  /** A `.vis.db`'s graph type or problem for the run listing (memoised per stamp). */
+  probeDb(ref: GraphFileRef, stats: Stats): DbProbe;
   closeAll(): void;
 }
 
-export function createStoreCache(options: { maxOpen?: number; maxErrors?: number } = {}): StoreCache {
+export const DEFAULT_IN_THREAD_BYTES = 16 * 1024 * 1024;
+
+export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
   const maxOpen = options.maxOpen ?? 4;
   const maxErrors = options.maxErrors ?? 256;
+  const cacheDir = options.cacheDir === undefined ? defaultCacheDir() : options.cacheDir;
+  const workerScript = options.indexWorkerScript === undefined ? defaultIndexWorkerScript() : options.indexWorkerScript;
+  const inThreadBytes = options.inThreadBytes ?? DEFAULT_IN_THREAD_BYTES;
+  const logged = new Set<string>();
+  const log = (line: string) => {
+    // One line per distinct problem, not one per file or request.
+    if (logged.has(line)) return;
+    logged.add(line);
+    (options.log ?? ((l: string) => console.warn(`probeboard: ${l}`)))(line);
+  };
   // Map iteration order is insertion order: re-inserting on use makes the first key the least recently used.
   const stores = new Map<string, Entry>();
   const errors = new Map<string, Entry>();
+  const jobs = new Map<string, { stamp: string; handle: IndexJobHandle }>();
+  const probes = new Map<string, { stamp: string; probe: DbProbe }>();
 
   const remember = (map: Map<string, Entry>, key: string, entry: Entry, max: number) => {
+    const old = map.get(key);
     map.delete(key);
+    if (old && 'store' in old.outcome && old.outcome !== entry.outcome) old.outcome.store.close();
     map.set(key, entry);
     while (map.size > max) {
-      const [oldest, old] = map.entries().next().value!;
+      const [oldest, evicted] = map.entries().next().value!;
       map.delete(oldest);
-      if ('store' in old.outcome) old.outcome.store.close();
+      if ('store' in evicted.outcome) evicted.outcome.store.close();
     }
   };
 
@@ -73,58 +122,144 @@ export function createStoreCache(options: { maxOpen?: number; maxErrors?: number
     return undefined;
   };
 
+  const indexStore = (ref: GraphFileRef, index: VisIndex) =>
+    new VisIndexStore(index, fileBytes(ref.absPath, ref.relPath, index.stamp), named(ref));
+
+  /** Starts (or joins) the worker job for a large `.vis`; the store lands in `stores` when it finishes. */
+  const startJob = (ref: GraphFileRef, stamp: string, fileStamp: FileStamp): IndexProgress => {
+    const running = jobs.get(ref.absPath);
+    if (running?.stamp === stamp) return running.handle.progress;
+    running?.handle.cancel();
+    const handle = startIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, chunkSize: options.chunkSize }, { workerScript, log });
+    jobs.set(ref.absPath, { stamp, handle });
+    const started = performance.now();
+    const bytes = fileStamp.size;
+    options.onIndex?.({ phase: 'start', file: ref.relPath, bytes });
+    handle.done.then(
+      (index) => {
+        if (jobs.get(ref.absPath)?.handle !== handle) return;
+        jobs.delete(ref.absPath);
+        const seconds = (performance.now() - started) / 1000;
+        options.onIndex?.({ phase: 'done', file: ref.relPath, bytes, fromCache: handle.fromCache, seconds });
+        try {
+          remember(stores, ref.absPath, { stamp: stampOfFile(index.stamp), outcome: { store: indexStore(ref, index) } }, maxOpen);
+        } catch (e) {
+          // Changed again since: the next request stats it and starts over.
+          if (!(e instanceof StaleFileError)) throw e;
+        }
+      },
+      (e: unknown) => {
+        if (jobs.get(ref.absPath)?.handle !== handle) return;
+        jobs.delete(ref.absPath);
+        const problem = e instanceof IndexJobFailure ? e.problem : String(e);
+        options.onIndex?.({ phase: 'failed', file: ref.relPath, bytes, problem });
+        remember(errors, ref.absPath, { stamp, outcome: { error: new GraphFileError(ref.relPath, problem) } }, maxErrors);
+      },
+    );
+    return handle.progress;
+  };
+
+  const openVis = (ref: GraphFileRef, stats: Stats, stamp: string): OpenResult => {
+    const fileStamp = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
+    if (stats.size < inThreadBytes) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(ref.absPath);
+      } catch (e) {
+        throw new GraphFileError(ref.relPath, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+      }
+      try {
+        const index = buildVisIndex(bufferSource(bytes), { stamp: fileStamp, chunkSize: options.chunkSize });
+        return { store: new VisIndexStore(index, memoryBytes(bytes), named(ref)) };
+      } catch (e) {
+        if (e instanceof VisIndexError) throw new GraphFileError(ref.relPath, e.problem);
+        throw e;
+      }
+    }
+    if (workerScript) return { indexing: startJob(ref, stamp, fileStamp) };
+    // No worker script (TypeScript sources): the same job, in this thread, before answering.
+    let result: VisIndex | GraphFileError | undefined;
+    runIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, chunkSize: options.chunkSize }, (msg) => {
+      if (msg.type === 'done') result = unpackIndex(msg.packed);
+      else if (msg.type === 'error') result = new GraphFileError(ref.relPath, msg.problem);
+      else if (msg.type === 'warning') log(msg.message);
+    });
+    if (result instanceof GraphFileError) throw result;
+    return { store: indexStore(ref, result!) };
+  };
+
   return {
     open(ref) {
       let stats: Stats;
       try {
         stats = statSync(ref.absPath);
       } catch (e) {
+        // Deleted while served: let go of what was open on it.
+        lookup(ref.absPath, '');
+        jobs.get(ref.absPath)?.handle.cancel();
+        jobs.delete(ref.absPath);
         throw new GraphFileError(ref.relPath, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
       }
-      const stamp = stampOf(stats);
+      const stamp = stampOf(ref.absPath, stats, ref.format);
       const known = lookup(ref.absPath, stamp);
       if (known) {
         if ('error' in known) throw known.error;
         remember(stores, ref.absPath, { stamp, outcome: known }, maxOpen);
-        return known.store;
+        return known;
       }
       try {
-        const store = openUncached(ref, stats);
-        remember(stores, ref.absPath, { stamp, outcome: { store } }, maxOpen);
-        return store;
+        const result = ref.format === 'db' ? { store: new VisDbStore(ref.absPath, named(ref)) } : openVis(ref, stats, stamp);
+        if ('store' in result) remember(stores, ref.absPath, { stamp, outcome: result }, maxOpen);
+        return result;
       } catch (e) {
-        if (e instanceof GraphFileError) remember(errors, ref.absPath, { stamp, outcome: { error: e } }, maxErrors);
+        // A changed or locked file may open on the next request: only lasting problems are remembered.
+        if (e instanceof GraphFileError && !(e instanceof StaleFileError) && !(e instanceof LockedFileError)) {
+          remember(errors, ref.absPath, { stamp, outcome: { error: e } }, maxErrors);
+        }
         throw e;
       }
     },
-    peek(absPath, stats) {
-      return lookup(absPath, stampOf(stats));
+    peek(absPath, stats, format) {
+      return lookup(absPath, stampOf(absPath, stats, format));
+    },
+    probeDb(ref, stats) {
+      const stamp = stampOf(ref.absPath, stats, 'db');
+      const known = lookup(ref.absPath, stamp);
+      if (known) return 'store' in known ? { graphType: known.store.meta().graphType, error: null } : { graphType: null, error: known.error };
+      const hit = probes.get(ref.absPath);
+      if (hit?.stamp === stamp) return hit.probe;
+      let probe: DbProbe;
+      try {
+        const store = new VisDbStore(ref.absPath, named(ref));
+        probe = { graphType: store.meta().graphType, error: null };
+        store.close();
+      } catch (e) {
+        if (!(e instanceof GraphFileError)) throw e;
+        probe = { graphType: null, error: e };
+      }
+      if (!(probe.error instanceof LockedFileError)) probes.set(ref.absPath, { stamp, probe });
+      return probe;
     },
     closeAll() {
       for (const entry of stores.values()) if ('store' in entry.outcome) entry.outcome.store.close();
+      for (const job of jobs.values()) job.handle.cancel();
       stores.clear();
       errors.clear();
+      jobs.clear();
+      probes.clear();
     },
   };
 }
 
-function stampOf(stats: Stats): string {
-  return `${stats.size}:${stats.mtimeMs}:${stats.ino}`;
+/** What a store names in errors and meta. */
+function named(ref: GraphFileRef): { file: string; run: string; tag: string } {
+  return { file: ref.relPath, run: ref.run, tag: ref.tag };
 }
 
-function openUncached(ref: GraphFileRef, stats: Stats): GraphStore {
-  if (ref.format === 'db') throw new DbNotSupportedError(ref.relPath);
-  if (stats.size > MAX_VIS_BYTES) {
-    throw new GraphFileError(
-      ref.relPath,
-      `${Math.round(stats.size / 2 ** 20)} MiB is over the ${MAX_VIS_BYTES / 2 ** 20} MiB this version opens`,
-    );
-  }
-  let text: string;
-  try {
-    text = readFileSync(ref.absPath, 'utf8');
-  } catch (e) {
-    throw new GraphFileError(ref.relPath, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-  }
-  return new VisJsonStore(text, { file: ref.relPath, run: ref.run, tag: ref.tag });
+function stampOf(absPath: string, stats: Stats, format: GraphFormat): string {
+  return format === 'db' ? dbStamp(absPath, stats) : stampOfFile(stats);
+}
+
+function stampOfFile(s: FileStamp): string {
+  return `${s.size}:${s.mtimeMs}:${s.ino}`;
 }

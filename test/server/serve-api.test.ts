@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChildrenResponse, GraphMeta, NodeDetail, RunsResponse } from '../../src/core/api/types.js';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { createApp } from '../../server/http/app.js';
+import { createStoreCache } from '../../server/store/openStore.js';
 import { CONTENT_SECURITY_POLICY } from '../../server/http/security.js';
 import { rawGet } from '../helpers/httpGet.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -62,7 +63,7 @@ beforeAll(async () => {
   const appDir = path.join(tmp, 'app');
   mkdirSync(appDir);
   writeFileSync(path.join(appDir, 'index.html'), '<!doctype html><title>probeboard test app</title>');
-  const app = createApp({ logdir, appDir, lang: 'en' });
+  const app = createApp({ logdir, appDir, lang: 'en', stores: createStoreCache({ cacheDir: path.join(tmp, 'cache') }) });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -104,7 +105,7 @@ describe('GET /api/runs', () => {
         format: 'db',
         graphType: null,
         sizeBytes: 16,
-        error: 'db/run.vis.db: .vis.db files open in a later version of probeboard',
+        error: 'db/run.vis.db: not a SQLite database (a .vis.db starts with "SQLite format 3")',
       },
     ]);
     expect(res.body).not.toContain('secret');
@@ -222,9 +223,9 @@ describe('GET /api/graph/node', () => {
 describe('bad files', () => {
   it.each([
     ['truncated', /^bad\/truncated\.vis: line \d+:\d+: [^\n]*end of file/],
-    ['notjson', /^bad\/notjson\.vis: line 1:1: unexpected 't'$/],
+    ['notjson', /^bad\/notjson\.vis: line 1:1: unexpected 't' \(byte 0\)$/],
     ['wrongshape', /^bad\/wrongshape\.vis: not a \.vis graph: no "NPU"/],
-    ['inner_truncated', /^bad\/inner_truncated\.vis: line 1:\d+: unexpected '}'$/],
+    ['inner_truncated', /^bad\/inner_truncated\.vis: line 1:54: unexpected '}' \(byte 53\)$/],
   ])('%s → 422 naming the file and the problem, and the server keeps serving', async (tag, pattern) => {
     for (const route of ['meta', 'children', 'node']) {
       const res = await get(`/api/graph/${route}?${q({ run: 'bad', tag, node: 'R' })}`);
@@ -237,10 +238,10 @@ describe('bad files', () => {
     expect(listed.error).toMatch(pattern);
   });
 
-  it('a .vis.db → 501 with the later-version message', async () => {
+  it('a .vis.db that is not a database → 422 naming the file', async () => {
     const res = await get(`/api/graph/meta?${q({ run: 'db', tag: 'run' })}`);
-    expect(res.status).toBe(501);
-    expect(res.json.error).toBe('db/run.vis.db: .vis.db files open in a later version of probeboard');
+    expect(res.status).toBe(422);
+    expect(res.json.error).toBe('db/run.vis.db: not a SQLite database (a .vis.db starts with "SQLite format 3")');
   });
 
   it('a file rewritten on disk is reopened, not served stale', async () => {
@@ -354,12 +355,12 @@ describe('static app, headers, errors', () => {
       'Accept-Language': 'zh-CN,zh;q=0.9,en;q=0.8',
     });
     expect(viaHeader.status).toBe(422);
-    expect(viaHeader.json.error).toBe("bad/notjson.vis：文件无法读取（line 1:1: unexpected 't'）");
+    expect(viaHeader.json.error).toBe("bad/notjson.vis：文件无法读取（line 1:1: unexpected 't' (byte 0)）");
     const enWins = await get(`/api/graph/meta?${q({ run: 'nope', tag: 'x', lang: 'en' })}`, { 'Accept-Language': 'zh-CN' });
     expect(enWins.json.error).toBe('no run "nope" in the log directory');
     const listing = (await get('/api/runs?lang=zh-CN')).json as RunsResponse;
     expect(listing.runs.find((r) => r.run === 'db')!.tags[0].error).toBe(
-      'db/run.vis.db：.vis.db 文件将在 probeboard 的后续版本中支持',
+      'db/run.vis.db：文件无法读取（not a SQLite database (a .vis.db starts with "SQLite format 3")）',
     );
   });
 });

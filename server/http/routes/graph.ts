@@ -1,55 +1,117 @@
-import { Router, type Request } from 'express';
-import type { Side } from '../../../src/core/api/types.js';
+import { Router, type Request, type Response } from 'express';
+import type { IndexingResponse, Side } from '../../../src/core/api/types.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
-import { GraphFileError, type GraphStore } from '../../store/graphStore.js';
-import { DbNotSupportedError, type GraphFileRef } from '../../store/openStore.js';
+import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
+import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
+import type { GraphFileRef } from '../../store/openStore.js';
 import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
 
-/** `/api/graph/{meta,children,node}`: one file per request, named by `run` + `tag` (+ optional `format=vis|db`). */
+/**
+ * `/api/graph/{meta,children,node,search,filter}`: one file per request, named by `run` + `tag` (+ optional
+ * `format=vis|db`), one graph of it by `step` + `rank` (`.vis.db`). While a large `.vis` is first indexed every route
+ * answers 202 with the progress (IndexingResponse) and the client asks again.
+ */
 export function graphRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/api/graph/meta', (req, res) => {
-    res.json(openGraph(ctx, req).store.meta());
+    withGraph(ctx, req, res, ({ store, graph }) => res.json(store.meta(graph)));
   });
 
   router.get('/api/graph/children', (req, res) => {
-    const { store, ref } = openGraph(ctx, req);
-    const side = sideParam(req, store, ref);
-    // `node=` (empty) means the root, like omitting it.
-    const nodeId = optionalString(req, 'node') || undefined;
-    const micro = microParam(req);
-    const children = store.children({ side, nodeId, micro });
-    if (!children) throw unknownNode(ref, side, nodeId ?? '');
-    res.json(children);
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const side = sideParam(req, store, ref);
+      // `node=` (empty) means the root, like omitting it.
+      const nodeId = optionalString(req, 'node') || undefined;
+      const children = store.children({
+        side,
+        nodeId,
+        micro: intParam(req, 'micro', -1),
+        offset: intParam(req, 'offset', 0),
+        limit: intParam(req, 'limit', 0),
+        ...graph,
+      });
+      if (!children) throw unknownNode(ref, side, nodeId ?? '');
+      res.json(children);
+    });
   });
 
   router.get('/api/graph/node', (req, res) => {
-    const { store, ref } = openGraph(ctx, req);
-    const side = sideParam(req, store, ref);
-    const nodeId = requiredString(req, 'node');
-    const node = store.node({ side, nodeId });
-    if (!node) throw unknownNode(ref, side, nodeId);
-    res.json(node);
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const side = sideParam(req, store, ref);
+      const nodeId = requiredString(req, 'node');
+      const node = store.node({ side, nodeId, ...graph });
+      if (!node) throw unknownNode(ref, side, nodeId);
+      res.json(node);
+    });
+  });
+
+  router.get('/api/graph/search', (req, res) => {
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const side = sideParam(req, store, ref);
+      const query = requiredString(req, 'q');
+      res.json(store.search({ side, query, limit: limitParam(req), ...graph }));
+    });
+  });
+
+  router.get('/api/graph/filter', (req, res) => {
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const side = sideParam(req, store, ref);
+      const q: FilterQuery = {
+        side,
+        precision: precisionParam(req),
+        unmatched: flagParam(req, 'unmatched'),
+        overflow: listParam(req, 'overflow'),
+        leaves: flagParam(req, 'leaves'),
+        limit: limitParam(req),
+        ...graph,
+      };
+      res.json(store.filter(q));
+    });
   });
 
   return router;
 }
 
-function openGraph(ctx: AppContext, req: Request): { store: GraphStore; ref: GraphFileRef } {
+interface Opened {
+  store: GraphStore;
+  ref: GraphFileRef;
+  graph: GraphSelector;
+}
+
+/** Opens the file and runs `answer`, or answers 202 while it is being indexed; store errors become 4xx. */
+function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void): void {
   const run = requiredString(req, 'run');
   const tag = requiredString(req, 'tag');
   const format = optionalString(req, 'format');
   if (format !== undefined && format !== 'vis' && format !== 'db') {
     throw new HttpError(400, 'badParam', { name: 'format', expected: '"vis" | "db"' });
   }
+  const graph: GraphSelector = { step: intParam(req, 'step', 0), rank: intParam(req, 'rank', 0) };
   const resolved = resolveGraphFile(ctx.logdirReal, run, tag, format);
   if (!resolved.ok) throw new HttpError(resolved.status, resolved.message.key, resolved.message.params);
+  const ref = resolved.ref;
   try {
-    return { store: ctx.stores.open(resolved.ref), ref: resolved.ref };
+    const opened = ctx.stores.open(ref);
+    if ('indexing' in opened) {
+      const { bytesRead, bytesTotal } = opened.indexing;
+      const percent = bytesTotal > 0 ? Math.min(99, Math.floor((100 * bytesRead) / bytesTotal)) : 0;
+      const body: IndexingResponse = { indexing: { file: ref.relPath, bytesRead, bytesTotal, percent } };
+      res.status(202).setHeader('Retry-After', '1').json(body);
+      return;
+    }
+    // A `.vis` holds one graph (step 0, rank 0); a `.vis.db` checks its own lists.
+    const meta = opened.store.meta();
+    const step = graph.step ?? meta.steps[0];
+    const rank = graph.rank ?? meta.ranks[0];
+    if (!meta.steps.includes(step) || !meta.ranks.includes(rank)) throw new UnknownGraphError(ref.relPath, step, rank);
+    answer({ store: opened.store, ref, graph });
   } catch (e) {
-    if (e instanceof DbNotSupportedError) throw new HttpError(501, 'dbNotSupported', { file: e.file });
+    if (e instanceof StaleFileError) throw new HttpError(409, 'fileChanged', { file: e.file });
+    if (e instanceof UnknownGraphError) {
+      throw new HttpError(400, 'unknownGraph', { file: e.file, step: e.step, rank: e.rank });
+    }
     if (e instanceof GraphFileError) throw new HttpError(422, 'fileUnreadable', { file: e.file, problem: e.problem });
     throw e;
   }
@@ -66,12 +128,45 @@ function sideParam(req: Request, store: GraphStore, ref: GraphFileRef): Side {
   return side;
 }
 
-function microParam(req: Request): number | undefined {
-  const micro = optionalString(req, 'micro');
-  if (micro === undefined || micro === '') return undefined;
-  const n = /^-?\d{1,9}$/.test(micro) ? Number(micro) : NaN;
-  if (!(n >= -1)) throw new HttpError(400, 'badParam', { name: 'micro', expected: 'an integer ≥ -1' });
+/** An integer ≥ `min`, or undefined when the parameter is absent or empty. */
+function intParam(req: Request, name: string, min: number): number | undefined {
+  const text = optionalString(req, name);
+  if (text === undefined || text === '') return undefined;
+  const n = /^-?\d{1,9}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min)) throw new HttpError(400, 'badParam', { name, expected: `an integer ≥ ${min}` });
   return n;
+}
+
+function limitParam(req: Request): number {
+  const limit = intParam(req, 'limit', 1) ?? DEFAULT_FIND_LIMIT;
+  if (limit > MAX_FIND_LIMIT) throw new HttpError(400, 'badParam', { name: 'limit', expected: `at most ${MAX_FIND_LIMIT}` });
+  return limit;
+}
+
+function flagParam(req: Request, name: string): boolean {
+  const v = optionalString(req, name);
+  if (v === undefined || v === '' || v === '0' || v === 'false') return false;
+  if (v === '1' || v === 'true') return true;
+  throw new HttpError(400, 'badParam', { name, expected: '1 | 0' });
+}
+
+function listParam(req: Request, name: string): string[] {
+  const v = optionalString(req, name);
+  return v ? v.split(',').filter((s) => s !== '') : [];
+}
+
+const NUMBER = '(?:\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?)';
+const BUCKET = new RegExp(`^(${NUMBER})-(${NUMBER})$`);
+
+/** `precision=lo-hi,lo-hi`: buckets as the legend shows them (findQuery.inPrecisionBuckets). */
+function precisionParam(req: Request): Array<[number, number]> {
+  return listParam(req, 'precision').map((part) => {
+    const m = BUCKET.exec(part);
+    const lo = m ? Number(m[1]) : NaN;
+    const hi = m ? Number(m[2]) : NaN;
+    if (!(lo <= hi)) throw new HttpError(400, 'badParam', { name: 'precision', expected: 'lo-hi[,lo-hi…] with lo ≤ hi' });
+    return [lo, hi];
+  });
 }
 
 function unknownNode(ref: GraphFileRef, side: Side, node: string): HttpError {

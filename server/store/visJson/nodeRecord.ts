@@ -26,6 +26,15 @@ export function nodeDetail(id: string, raw: RawNode, side: VisSide, sideName: Si
     side: sideName,
     upnode: path.length > 0 ? path[path.length - 1] : null,
     path,
+    ...detailFields(raw),
+  };
+}
+
+/** The parts of a node's detail that come from its own record only (shared with the streamed index's store). */
+export function detailFields(
+  raw: RawNode,
+): Pick<NodeDetail, 'inputData' | 'outputData' | 'stackInfo' | 'suggestions' | 'parallelMergeInfo' | 'matchedDistributed'> {
+  return {
     inputData: ioItems(raw.input_data),
     outputData: ioItems(raw.output_data),
     stackInfo: stringList(raw.stack_info),
@@ -61,7 +70,7 @@ function upnodeOf(raw: RawNode, side: VisSide): string | undefined {
 const LINK_PREFIX = /^(?:N|B)___/;
 
 /** Legacy viewers stored links as `N___id` / `B___id` (msprobe-format.md §5.2); the id is what the app needs. */
-function matchedNodeLink(v: unknown): string[] {
+export function matchedNodeLink(v: unknown): string[] {
   return stringList(v).map((s) => s.replace(LINK_PREFIX, ''));
 }
 
@@ -69,7 +78,7 @@ function matchedNodeLink(v: unknown): string[] {
  * Items are objects of strings. Legacy files also hold bare values (`"input_arg.2": "None"`); they become
  * `{value: …}`, the shape msprobe uses for scalar arguments (§5.1 `{"value": "null"}`), so the row still shows.
  */
-function ioItems(v: unknown): Record<string, IoItem> {
+export function ioItems(v: unknown): Record<string, IoItem> {
   // Null prototype: item keys come from the file, and `__proto__` must stay an ordinary key.
   const out: Record<string, IoItem> = Object.create(null);
   if (!isObject(v)) return out;
@@ -81,7 +90,7 @@ function ioItems(v: unknown): Record<string, IoItem> {
   return out;
 }
 
-function stringList(v: unknown): string[] {
+export function stringList(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 }
 

@@ -1,7 +1,19 @@
-import type { ChildrenResponse, ColorBucket, GraphMeta, NodeDetail, Side, Task } from '../../../src/core/api/types.js';
-import type { GraphStore } from '../graphStore.js';
+import type {
+  ChildrenResponse,
+  ColorBucket,
+  FindResponse,
+  FoundNode,
+  GraphMeta,
+  GraphType,
+  NodeDetail,
+  NodeSummary,
+  Side,
+  Task,
+} from '../../../src/core/api/types.js';
+import { foldAscii, matchesFilter, type FilterQuery, type SearchQuery } from '../findQuery.js';
+import { pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
-import { isObject, readVisDocument, subnodeIds, type VisDocument } from './visDocument.js';
+import { isObject, readVisDocument, subnodeIds, type VisDocument, type VisSide } from './visDocument.js';
 
 export interface VisJsonStoreOptions {
   /** Shown in errors: the file's path relative to the log dir. */
@@ -10,7 +22,10 @@ export interface VisJsonStoreOptions {
   tag: string;
 }
 
-/** GraphStore over one JSON `.vis` held in memory (issue 2). The constructor throws GraphFileError on bad input. */
+/**
+ * GraphStore over one JSON `.vis` held in memory (issue 2): the simplest reading of the format, kept as the
+ * reference the streamed index (server/store/visJsonIndex) is tested against. Throws GraphFileError on bad input.
+ */
 export class VisJsonStore implements GraphStore {
   private readonly doc: VisDocument;
   private readonly metaValue: GraphMeta;
@@ -24,7 +39,7 @@ export class VisJsonStore implements GraphStore {
     return this.metaValue;
   }
 
-  children(q: { side: Side; nodeId?: string; micro?: number }): ChildrenResponse | undefined {
+  children(q: ChildrenQuery): ChildrenResponse | undefined {
     const side = this.doc.sides[q.side];
     if (!side) return undefined;
     const id = q.nodeId ?? side.rootId;
@@ -36,7 +51,33 @@ export class VisJsonStore implements GraphStore {
     if (id === side.rootId && micro !== -1) {
       children = children.filter((c) => c.microStepId === null || c.microStepId === micro);
     }
-    return { node: id, children };
+    const [from, to] = pageRange(children.length, q.offset, q.limit);
+    return { node: id, children: children.slice(from, to), total: children.length };
+  }
+
+  search(q: SearchQuery): FindResponse {
+    const needle = foldAscii(q.query);
+    return this.find(q.side, q.limit, (id) => foldAscii(id).includes(needle));
+  }
+
+  filter(q: FilterQuery): FindResponse {
+    return this.find(q.side, q.limit, (_id, s) => (!q.leaves || s.childCount === 0) && matchesFilter(q, s));
+  }
+
+  /** Matches in execution order (pre-order over the subnodes tree, then unreachable nodes in file order). */
+  private find(sideName: Side, limit: number, test: (id: string, s: NodeSummary) => boolean): FindResponse {
+    const side = this.doc.sides[sideName];
+    const results: FoundNode[] = [];
+    let total = 0;
+    if (!side) return { total, results };
+    for (const id of executionOrder(side)) {
+      const raw = side.nodes.get(id)!;
+      const summary = nodeSummary(id, raw, side);
+      if (!test(id, summary)) continue;
+      total++;
+      if (results.length < limit) results.push({ ...summary, path: nodeDetail(id, raw, side, sideName).path });
+    }
+    return { total, results };
   }
 
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
@@ -46,15 +87,27 @@ export class VisJsonStore implements GraphStore {
   }
 
   close(): void {
-    // Nothing to release: the text was read before construction. Issue 4's streamed store holds a handle here.
+    // Nothing to release: the text was read before construction.
   }
+}
+
+function executionOrder(side: VisSide): string[] {
+  const order: string[] = [];
+  const stack = [side.rootId];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    order.push(id);
+    const kids = subnodeIds(side.nodes.get(id)!, side.nodes).filter((c) => side.parentOf.get(c) === id);
+    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+  }
+  for (const id of side.nodes.keys()) if (id !== side.rootId && !side.parentOf.has(id)) order.push(id);
+  return order;
 }
 
 const TASKS: readonly Task[] = ['summary', 'md5', 'all', 'structure'];
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
 function buildMeta(doc: VisDocument, o: VisJsonStoreOptions): GraphMeta {
-  const { top } = doc;
   const roots: GraphMeta['roots'] = {};
   const nodeCounts: GraphMeta['nodeCounts'] = {};
   for (const side of ['npu', 'bench'] as const) {
@@ -63,11 +116,22 @@ function buildMeta(doc: VisDocument, o: VisJsonStoreOptions): GraphMeta {
     roots[side] = s.rootId;
     nodeCounts[side] = s.nodes.size;
   }
+  return visMeta(doc.top, doc.graphType, roots, nodeCounts, o);
+}
+
+/** GraphMeta of a `.vis` from its top-level keys (shared with the streamed index, which keeps only those keys). */
+export function visMeta(
+  top: Record<string, unknown>,
+  graphType: GraphType,
+  roots: GraphMeta['roots'],
+  nodeCounts: GraphMeta['nodeCounts'],
+  o: { run: string; tag: string },
+): GraphMeta {
   return {
     run: o.run,
     tag: o.tag,
     format: 'vis',
-    graphType: doc.graphType,
+    graphType,
     task: TASKS.includes(top.task as Task) ? (top.task as Task) : '',
     microSteps: Math.max(1, toInt(top.MicroSteps) ?? 1),
     // Files before 2024-12-31 have no OverflowCheck; the reference viewer then treats it as on (§5.1).
@@ -85,7 +149,7 @@ function buildMeta(doc: VisDocument, o: VisJsonStoreOptions): GraphMeta {
  * Keys upper-cased (legacy files mix `#ff704d` with `#FFFCF3`), anything that is not `#RRGGBB` dropped: the app
  * puts these into SVG fill attributes.
  */
-function colorBuckets(v: unknown): ColorBucket[] {
+export function colorBuckets(v: unknown): ColorBucket[] {
   if (!isObject(v)) return [];
   const out: ColorBucket[] = [];
   for (const key of Object.keys(v)) {
@@ -107,7 +171,7 @@ function colorBuckets(v: unknown): ColorBucket[] {
 }
 
 /** `ToolTip`: a JSON string of column → text (msprobe-format.md §3.10); non-string texts dropped like the viewer. */
-function toolTips(v: unknown): Record<string, string> {
+export function toolTips(v: unknown): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   let parsed: unknown = v;
   if (typeof v === 'string') {

@@ -70,10 +70,13 @@ export interface NodeSummary {
   microStepId: number | null;
 }
 
-/** `GET /api/graph/children?run&tag&side&node&micro` */
+/** `GET /api/graph/children?run&tag&side&node&micro&offset&limit&step&rank` */
 export interface ChildrenResponse {
   node: string;
+  /** `children[0]` is child number `offset` (default 0) of the node; at most `limit` of them. */
   children: NodeSummary[];
+  /** All children of the node (after the micro filter), whatever the page. */
+  total?: number;
 }
 
 /** One formatted input/output item exactly as stored in the file (all values are strings in msprobe output). */

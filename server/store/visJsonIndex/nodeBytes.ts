@@ -1,0 +1,54 @@
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { StaleFileError } from '../graphStore.js';
+import { sameStamp, type FileStamp } from './visIndex.js';
+
+/**
+ * Where a store reads node records from: the indexed file (by byte range, then a freshness check, since a file
+ * rewritten in place would hand out bytes the index does not describe) or the file's bytes held in memory.
+ */
+export interface NodeBytes {
+  read(position: number, length: number): Uint8Array;
+  /** Throws StaleFileError when the file no longer is what was indexed. */
+  assertFresh(): void;
+  close(): void;
+}
+
+export function memoryBytes(bytes: Uint8Array): NodeBytes {
+  return {
+    read: (position, length) => bytes.subarray(position, position + length),
+    assertFresh: () => {},
+    close: () => {},
+  };
+}
+
+/** Opens the file now; throws StaleFileError when it is already not the indexed version. */
+export function fileBytes(absPath: string, relPath: string, stamp: FileStamp): NodeBytes {
+  const fd = openSync(absPath, 'r');
+  const fresh = () => {
+    const st = fstatSync(fd);
+    return sameStamp({ size: st.size, mtimeMs: st.mtimeMs, ino: st.ino }, stamp);
+  };
+  if (!fresh()) {
+    closeSync(fd);
+    throw new StaleFileError(relPath);
+  }
+  let open = true;
+  return {
+    read(position, length) {
+      const out = Buffer.allocUnsafe(length);
+      for (let done = 0; done < length; ) {
+        const n = readSync(fd, out, done, length - done, position + done);
+        if (n <= 0) throw new StaleFileError(relPath);
+        done += n;
+      }
+      return out;
+    },
+    assertFresh() {
+      if (!fresh()) throw new StaleFileError(relPath);
+    },
+    close() {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
+}
