@@ -2,11 +2,13 @@ import { useCallback } from 'react';
 import type { Side } from '../core/api/types.js';
 import { client } from './api/client.js';
 import { ErrorBanner } from './controls/ErrorBanner.js';
+import { IndexingProgress } from './controls/IndexingProgress.js';
 import { ShapeLegend } from './controls/ShapeLegend.js';
 import { Sidebar } from './controls/Sidebar.js';
 import { Splitter } from './controls/Splitter.js';
 import { useT } from './i18n/i18n.js';
 import { GraphPane } from './pane/GraphPane.js';
+import type { FetchChildren, PageRequest } from './pane/paneController.js';
 import { InfoPanel } from './panels/InfoPanel.js';
 import { useAppStore } from './state/appStore.js';
 
@@ -17,6 +19,8 @@ function GraphArea() {
   const run = useAppStore((s) => s.run);
   const tag = useAppStore((s) => s.tag);
   const micro = useAppStore((s) => s.micro);
+  const step = useAppStore((s) => s.step);
+  const rank = useAppStore((s) => s.rank);
   const metaLoading = useAppStore((s) => s.metaLoading);
   const runsLoaded = useAppStore((s) => s.runsLoaded);
   const hasFiles = useAppStore((s) => s.runs.some((r) => r.tags.length > 0));
@@ -24,9 +28,10 @@ function GraphArea() {
   const logdir = useAppStore((s) => s.logdir);
   const ratio = useAppStore((s) => s.splitRatio);
 
-  const fetchChildren = useCallback(
-    (side: Side, nodeId: string) => client.children(run ?? '', tag ?? '', side, nodeId, micro),
-    [run, tag, micro],
+  const fetchChildren = useCallback<FetchChildren>(
+    (side: Side, nodeId: string, page?: PageRequest) =>
+      client.children({ run: run ?? '', tag: tag ?? '', step, rank }, side, nodeId, { micro, ...page }),
+    [run, tag, step, rank, micro],
   );
 
   if (!meta || run === null || tag === null) {
@@ -70,6 +75,7 @@ export function App() {
       <Sidebar />
       <main className="pb-main">
         <ErrorBanner />
+        <IndexingProgress />
         <ShapeLegend />
         <GraphArea />
         <InfoPanel />

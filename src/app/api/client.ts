@@ -1,9 +1,21 @@
-import type { ApiError, ChildrenResponse, GraphMeta, NodeDetail, RunsResponse, Side } from '../../core/api/types.js';
+import type {
+  ApiError,
+  ChildrenResponse,
+  FindResponse,
+  GraphMeta,
+  IndexingResponse,
+  NodeDetail,
+  RunsResponse,
+  Side,
+} from '../../core/api/types.js';
 
 /**
  * Typed fetch wrappers for the HTTP contract in src/core/api/types.ts. Every failure becomes an `ApiRequestError`
  * carrying the server's own `{error}` text (or the network problem), which the shell shows in its banner.
  * Relative URLs keep the app working behind SSH tunnels and reverse proxies that mount it under a sub-path.
+ *
+ * A graph route answers 202 while a large `.vis` is indexed for the first time: the request is repeated every
+ * INDEXING_POLL_MS until the answer is ready, and the progress is reported to the indexing listener meanwhile.
  */
 export class ApiRequestError extends Error {
   constructor(
@@ -16,11 +28,26 @@ export class ApiRequestError extends Error {
   }
 }
 
-type Query = Record<string, string | number | undefined>;
+/** One graph inside a file: `.vis.db` files hold one per step and rank (null = the server's default, the first). */
+export interface GraphRef {
+  run: string;
+  tag: string;
+  step?: number | null;
+  rank?: number | null;
+}
+
+/** `total` comes with `offset`/`limit` (issue 4); a server that does not page sends every child and no total. */
+export type ChildrenPageResponse = ChildrenResponse & { total?: number };
+
+export type IndexingProgress = IndexingResponse['indexing'];
+
+export const INDEXING_POLL_MS = 300;
+
+type Query = Record<string, string | number | null | undefined>;
 
 function urlFor(route: string, query: Query): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== null) params.set(key, String(value));
   const qs = params.toString();
   return `api/${route}${qs ? `?${qs}` : ''}`;
 }
@@ -31,7 +58,40 @@ export function setRequestLanguage(lang: string): void {
   acceptLanguage = lang;
 }
 
-async function getJson<T>(route: string, query: Query, signal?: AbortSignal): Promise<T> {
+// Requests waiting for an index, by request: the listener sees the latest progress, or null when none waits.
+const waiting = new Map<number, IndexingProgress>();
+let waitSeq = 0;
+let indexingListener: ((progress: IndexingProgress | null) => void) | null = null;
+
+export function setIndexingListener(listener: ((progress: IndexingProgress | null) => void) | null): void {
+  indexingListener = listener;
+}
+
+function reportIndexing(): void {
+  const all = [...waiting.values()];
+  indexingListener?.(all.length > 0 ? all[all.length - 1] : null);
+}
+
+function isIndexing(body: unknown): body is IndexingResponse {
+  const progress = (body as IndexingResponse | null)?.indexing;
+  return typeof progress === 'object' && progress !== null && typeof progress.percent === 'number';
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new DOMException('aborted', 'AbortError'));
+      },
+      { once: true },
+    );
+  });
+}
+
+async function fetchJson(route: string, query: Query, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
   let response: Response;
   try {
     response = await fetch(urlFor(route, query), { signal, headers: { Accept: 'application/json', 'Accept-Language': acceptLanguage } });
@@ -51,15 +111,74 @@ async function getJson<T>(route: string, query: Query, signal?: AbortSignal): Pr
     const message = typeof (body as ApiError)?.error === 'string' ? (body as ApiError).error : response.statusText;
     throw new ApiRequestError(response.status, message);
   }
-  return body as T;
+  return { status: response.status, body };
+}
+
+async function getJson<T>(route: string, query: Query, signal?: AbortSignal): Promise<T> {
+  let waitId: number | null = null;
+  try {
+    for (;;) {
+      const { status, body } = await fetchJson(route, query, signal);
+      if (status !== 202 || !isIndexing(body)) return body as T;
+      waitId ??= ++waitSeq;
+      waiting.set(waitId, body.indexing);
+      reportIndexing();
+      await delay(INDEXING_POLL_MS, signal);
+    }
+  } finally {
+    if (waitId !== null) {
+      waiting.delete(waitId);
+      reportIndexing();
+    }
+  }
+}
+
+const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, step: ref.step, rank: ref.rank });
+
+export interface ChildrenOptions {
+  /** -1 = every micro step. */
+  micro?: number;
+  offset?: number;
+  limit?: number;
+}
+
+export interface FilterQuery {
+  side: Side;
+  /** Precision buckets `[lo, hi]` (lo <= v < hi; hi == 1 closed; [x, x] exact). */
+  precision?: ReadonlyArray<readonly [number, number]>;
+  unmatched?: boolean;
+  overflow?: readonly string[];
+  /** Only nodes without children (the reference viewer lists leaves only). */
+  leaves?: boolean;
+  limit?: number;
 }
 
 export const client = {
   runs: (signal?: AbortSignal) => getJson<RunsResponse>('runs', {}, signal),
-  meta: (run: string, tag: string, signal?: AbortSignal) => getJson<GraphMeta>('graph/meta', { run, tag }, signal),
-  /** `nodeId` undefined = the root; `micro` -1 = every micro step. */
-  children: (run: string, tag: string, side: Side, nodeId: string | undefined, micro: number, signal?: AbortSignal) =>
-    getJson<ChildrenResponse>('graph/children', { run, tag, side, node: nodeId, micro }, signal),
-  node: (run: string, tag: string, side: Side, nodeId: string, signal?: AbortSignal) =>
-    getJson<NodeDetail>('graph/node', { run, tag, side, node: nodeId }, signal),
+  meta: (ref: GraphRef, signal?: AbortSignal) => getJson<GraphMeta>('graph/meta', graphQuery(ref), signal),
+  /** `nodeId` undefined = the root. */
+  children: (ref: GraphRef, side: Side, nodeId: string | undefined, options: ChildrenOptions = {}, signal?: AbortSignal) =>
+    getJson<ChildrenPageResponse>(
+      'graph/children',
+      { ...graphQuery(ref), side, node: nodeId, micro: options.micro, offset: options.offset, limit: options.limit },
+      signal,
+    ),
+  node: (ref: GraphRef, side: Side, nodeId: string, signal?: AbortSignal) =>
+    getJson<NodeDetail>('graph/node', { ...graphQuery(ref), side, node: nodeId }, signal),
+  search: (ref: GraphRef, side: Side, q: string, limit?: number, signal?: AbortSignal) =>
+    getJson<FindResponse>('graph/search', { ...graphQuery(ref), side, q, limit }, signal),
+  filter: (ref: GraphRef, query: FilterQuery, signal?: AbortSignal) =>
+    getJson<FindResponse>(
+      'graph/filter',
+      {
+        ...graphQuery(ref),
+        side: query.side,
+        precision: query.precision?.length ? query.precision.map(([lo, hi]) => `${lo}-${hi}`).join(',') : undefined,
+        unmatched: query.unmatched ? 1 : undefined,
+        overflow: query.overflow?.length ? query.overflow.join(',') : undefined,
+        leaves: query.leaves ? 1 : undefined,
+        limit: query.limit,
+      },
+      signal,
+    ),
 };

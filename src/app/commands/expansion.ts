@@ -83,7 +83,7 @@ export function fetchFailed(tree: TreeState, id: string, message: string): TreeS
  * Moves wanted groups to open once their children are loaded and their parent is open, repeating so a revealed
  * chain whose responses arrived out of order opens in one step.
  */
-function promote(tree: TreeState): TreeState {
+export function promote(tree: TreeState): TreeState {
   let expanded: Set<string> | null = null;
   let pending: Set<string> | null = null;
   let dirty: Set<string> | null = null;
@@ -114,7 +114,7 @@ function withItem(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
   return next;
 }
 
-function withoutItem(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
+export function withoutItem(set: ReadonlySet<string>, id: string): ReadonlySet<string> {
   if (!set.has(id)) return set;
   const next = new Set(set);
   next.delete(id);

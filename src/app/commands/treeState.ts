@@ -21,6 +21,12 @@ export interface TreeState {
   failed: ReadonlyMap<string, string>;
   /** Groups whose own layout changed; the layout scheduler adds their ancestor chains. */
   dirty: ReadonlySet<string>;
+  /**
+   * Real groups drawn as pseudo-groups (core/layout/groupSplit): id → the child count the server reported. Their
+   * `children` entry lists the top pseudo-groups; a pseudo-group's entry lists its sub-groups or, once its slice
+   * is loaded, its real children, whose `parentOf` is then the pseudo-group.
+   */
+  totals: ReadonlyMap<string, number>;
 }
 
 export const EMPTY_TREE: TreeState = {
@@ -33,6 +39,7 @@ export const EMPTY_TREE: TreeState = {
   loading: new Set(),
   failed: new Map(),
   dirty: new Set(),
+  totals: new Map(),
 };
 
 /** A fresh tree for a newly opened file: the root is wanted open, nothing is loaded yet. */

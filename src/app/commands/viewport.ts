@@ -20,7 +20,8 @@ export interface Point {
   y: number;
 }
 
-export const SCALE_EXTENT: readonly [number, number] = [0.02, 8];
+/** The far end lets Fit show a whole opened million-node run; below FAR_SCALE the pane draws on a canvas. */
+export const SCALE_EXTENT: readonly [number, number] = [0.002, 8];
 /** The reference viewer opens at scale 1.8; we never open or fit bigger than that, so small graphs stay readable. */
 export const MAX_FIT_SCALE = 1.8;
 export const FIT_PADDING = 16;

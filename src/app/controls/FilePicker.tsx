@@ -10,6 +10,8 @@ export function FilePicker() {
   const run = useAppStore((s) => s.run);
   const tag = useAppStore((s) => s.tag);
   const micro = useAppStore((s) => s.micro);
+  const step = useAppStore((s) => s.step);
+  const rank = useAppStore((s) => s.rank);
   const meta = useAppStore((s) => s.meta);
   const setMicro = useAppStore((s) => s.setMicro);
 
@@ -25,6 +27,15 @@ export function FilePicker() {
   };
   const onTag = (e: ChangeEvent<HTMLSelectElement>) => {
     if (run !== null) void openFile(run, e.target.value);
+  };
+  // A `.vis.db` holds one graph per step and rank; changing either re-opens the graph (micro step back to ALL).
+  const steps = meta?.steps ?? [];
+  const ranks = meta?.ranks ?? [];
+  const onStep = (e: ChangeEvent<HTMLSelectElement>) => {
+    if (run !== null && tag !== null) void openFile(run, tag, { step: Number(e.target.value), rank });
+  };
+  const onRank = (e: ChangeEvent<HTMLSelectElement>) => {
+    if (run !== null && tag !== null) void openFile(run, tag, { step, rank: Number(e.target.value) });
   };
 
   return (
@@ -55,6 +66,30 @@ export function FilePicker() {
         <p className="pb-picker__error" data-testid="file-error" role="status">
           {t('picker.fileError', { error: tagEntry.error })}
         </p>
+      )}
+      {steps.length > 1 && (
+        <label className="pb-field">
+          <span className="pb-field__label">{t('picker.step')}</span>
+          <select data-testid="step-select" value={step ?? steps[0]} onChange={onStep}>
+            {steps.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
+      {ranks.length > 1 && (
+        <label className="pb-field">
+          <span className="pb-field__label">{t('picker.rank')}</span>
+          <select data-testid="rank-select" value={rank ?? ranks[0]} onChange={onRank}>
+            {ranks.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </select>
+        </label>
       )}
       <label className="pb-field">
         <span className="pb-field__label">{t('picker.micro')}</span>

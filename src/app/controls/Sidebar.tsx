@@ -2,6 +2,8 @@ import { useT } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { ColorLegend } from './ColorLegend.js';
 import { FilePicker } from './FilePicker.js';
+import { FilterPanel } from './FilterPanel.js';
+import { SearchPanel } from './SearchPanel.js';
 import { LangSwitch } from './LangSwitch.js';
 
 export function Sidebar() {
@@ -9,6 +11,7 @@ export function Sidebar() {
   const open = useAppStore((s) => s.sidebarOpen);
   const setOpen = useAppStore((s) => s.setSidebarOpen);
   const hasMeta = useAppStore((s) => s.meta !== null);
+  const compare = useAppStore((s) => s.meta?.graphType === 'compare');
   return (
     <aside className="pb-sidebar" data-open={open} data-testid="sidebar">
       {open && (
@@ -21,6 +24,10 @@ export function Sidebar() {
           <FilePicker />
           {hasMeta && <h2 className="pb-sidebar__section">{t('sidebar.precision')}</h2>}
           <ColorLegend />
+          {hasMeta && <h2 className="pb-sidebar__section">{t('sidebar.search')}</h2>}
+          <SearchPanel />
+          {compare && <h2 className="pb-sidebar__section">{t('sidebar.filter')}</h2>}
+          <FilterPanel />
         </div>
       )}
       <button

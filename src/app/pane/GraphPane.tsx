@@ -1,24 +1,27 @@
 import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
-import type { ChildrenResponse, NodeSummary, Side } from '../../core/api/types.js';
+import type { Side } from '../../core/api/types.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
-import { useAppStore } from '../state/appStore.js';
+import { splitPositions } from '../commands/splitTree.js';
+import { useAppStore, type Selection } from '../state/appStore.js';
 import { createCanvasTextMeasurer } from './canvasTextMeasurer.js';
 import { createWorkerLayoutRunner } from './layoutRunner.js';
 import { NodeLayer } from './NodeLayer.js';
 import { PaneContext, usePane, usePaneController } from './paneContext.js';
-import { PaneController } from './paneController.js';
+import { PaneController, type FetchChildren } from './paneController.js';
 import { createPaneStore } from './paneStore.js';
 import { usePaneText } from './paneText.js';
 import { usePanZoom } from './usePanZoom.js';
+import { useNodePointer } from './useNodePointer.js';
+import { FarCanvas } from './FarCanvas.js';
 import './graphPane.css';
 
 export interface GraphPaneProps {
   side: Side;
   /**
-   * Children of one node, in execution order; the shell binds run, tag and micro step. The pane always passes an id
-   * (the root's from meta.roots). A whole ChildrenResponse is accepted too.
+   * Children of one node, in execution order; the shell binds run, tag, step, rank and micro step. The pane always
+   * passes an id (the root's from meta.roots) and asks for pages of large groups.
    */
-  fetchChildren: (side: Side, nodeId: string) => Promise<NodeSummary[] | ChildrenResponse>;
+  fetchChildren: FetchChildren;
 }
 
 let sharedMeasurer: TextMeasurer | null = null;
@@ -43,10 +46,7 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
     sharedMeasurer ??= createCanvasTextMeasurer();
     const created = new PaneController(
       createPaneStore(side),
-      async (s, id) => {
-        const answer = await fetchRef.current(s, id);
-        return Array.isArray(answer) ? answer : answer.children;
-      },
+      (s, id, page) => fetchRef.current(s, id, page),
       createWorkerLayoutRunner(),
       sharedMeasurer,
     );
@@ -68,8 +68,15 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
   // Declared after the reset so a deep link's selection is revealed in the freshly opened tree.
   useEffect(() => {
     if (!controller || !selection) return;
-    if (selection.side === side) controller.reveal(selection.path, selection.id);
-    else if (selection.counterpartId !== null) controller.reveal(selection.counterpartPath, selection.counterpartId);
+    if (selection.side === side) {
+      void controller.reveal(selection.path, selection.id, selection.positions).then((ok) => {
+        if (ok) recordPositions(controller, selection);
+      });
+    } else if (selection.counterpartId !== null) {
+      // Both sides usually list the same children in the same order: the selection's positions are a good first
+      // guess for its counterpart (checked before use; a wrong guess costs one small request).
+      void controller.reveal(selection.counterpartPath, selection.counterpartId, selection.positions);
+    }
   }, [controller, side, selection, rootId, run, tag, micro, fileVersion]);
 
   useEffect(() => {
@@ -82,9 +89,15 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
   }, [controller]);
 
   usePanZoom(svgRef, controller);
+  useNodePointer(svgRef, controller);
 
   return (
     <div className="pb-graph-pane" data-testid={`pane-${side}`} data-side={side}>
+      {controller && (
+        <PaneContext.Provider value={controller}>
+          <FarCanvas />
+        </PaneContext.Provider>
+      )}
       <svg ref={svgRef} className="pb-graph-svg" role="img" aria-label={side}>
         {controller && (
           <PaneContext.Provider value={controller}>
@@ -101,6 +114,19 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
       )}
     </div>
   );
+}
+
+/**
+ * Once a selection is drawn, its place in split groups goes into the selection (and so into the link's `pos=`), so
+ * a search result or a link without positions becomes a link that opens without searching.
+ */
+function recordPositions(controller: PaneController, selection: Selection): void {
+  const app = useAppStore.getState();
+  if (app.selection !== selection) return;
+  const positions = splitPositions(controller.store.getState().tree, selection.id);
+  const known = selection.positions ?? [];
+  if (positions.length === known.length && positions.every((p, i) => p === known[i])) return;
+  app.select({ ...selection, positions });
 }
 
 /**

@@ -7,6 +7,10 @@ import { usePaneController } from './paneContext.js';
 /** Dash patterns of the reference viewer: API collections (9) long dashes, fusion collections (8) dots. */
 export const DASH_API_COLLECTION = '15,1';
 export const DASH_FUSION = '2,1';
+/** Pseudo-groups of a split group: neutral, with a loose dash so they read as "a range of children", not a module. */
+export const DASH_SPLIT = '4,3';
+export const SPLIT_FILL = '#F6F8FA';
+export const SPLIT_STROKE = 'rgb(140,149,159)';
 const MODULE_RADIUS = 5;
 
 export interface NodeShapeProps {
@@ -28,6 +32,11 @@ export interface NodeShapeProps {
   loading: boolean;
   /** Why the children could not be loaded, shown on hover. */
   failure: string | undefined;
+  /** Index range of a pseudo-group ("400-799") and the real group it belongs to; its id is not a node id. */
+  split?: string;
+  splitOf?: string;
+  /** Hover text instead of the id (pseudo-groups). */
+  hint?: string;
 }
 
 /**
@@ -43,7 +52,8 @@ export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
     [props.label, width, shape, fontSize, measure],
   );
   const textY = container ? y + params.titleHeight / 2 : y + height / 2;
-  const title = props.failure ? `${props.id}\n${props.failure}` : props.id;
+  const name = props.hint ?? props.id;
+  const title = props.failure ? `${name}\n${props.failure}` : name;
   return (
     <g
       className="pb-node"
@@ -54,6 +64,8 @@ export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
       data-selected={props.selected ? 'true' : undefined}
       data-counterpart={props.counterpart ? 'true' : undefined}
       data-loading={props.loading ? 'true' : undefined}
+      data-split={props.split}
+      data-split-of={props.splitOf}
     >
       <title>{title}</title>
       {shape === 'leaf' ? (

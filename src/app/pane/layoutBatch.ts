@@ -1,4 +1,5 @@
 import { childShape, collapsedSize, titleWidth } from '../../core/layout/boxSize.js';
+import { isSplitId } from '../../core/layout/groupSplit.js';
 import { nodeLabel } from '../../core/layout/nodeLabel.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
 import type { GroupChild, GroupInput, GroupLayout, LayoutParams } from '../../core/layout/types.js';
@@ -27,7 +28,9 @@ export function buildLayoutBatch(
   const order = [...depthOf.keys()].sort((a, b) => depthOf.get(b)! - depthOf.get(a)!);
   const inBatch = new Set(order);
   return order.map((groupId) => {
-    const depth = depthOf.get(groupId)!;
+    // Labels count real ancestors only, so a split group's children keep the form their siblings would have.
+    const depth = ancestorsOf(tree, groupId).filter((a) => !isSplitId(a)).length;
+    const childDepth = isSplitId(groupId) ? depth : depth + 1;
     const group = tree.nodes.get(groupId);
     const children = (tree.children.get(groupId) ?? []).map((childId): GroupChild => {
       const node = tree.nodes.get(childId);
@@ -37,7 +40,7 @@ export function buildLayoutBatch(
         // Children in the batch get their fresh size inside layoutGroups; 0 here is never used.
         return { id: childId, shape, expanded: true, width: cached?.width ?? 0, height: cached?.height ?? 0 };
       }
-      const label = nodeLabel(childId, node?.nodeType ?? NodeOp.module, depth + 1);
+      const label = nodeLabel(childId, node?.nodeType ?? NodeOp.module, childDepth);
       return { id: childId, shape, expanded: false, ...collapsedSize(shape, label, measure, params) };
     });
     const title = nodeLabel(groupId, group?.nodeType ?? NodeOp.module, depth);

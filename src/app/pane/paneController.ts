@@ -1,16 +1,40 @@
 import type { NodeSummary, Side } from '../../core/api/types.js';
+import { parseSplitId, SPLIT_THRESHOLD } from '../../core/layout/groupSplit.js';
 import { locate, sceneBounds } from '../../core/layout/scene.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
 import { DEFAULT_LAYOUT_PARAMS, type GroupLayout, type LayoutParams } from '../../core/layout/types.js';
-import { childrenLoaded, fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
+import { fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
+import { pageLoaded, placeChild, splitPath, type ChildrenPage } from '../commands/splitTree.js';
 import { childrenToFetch, treeForRoot, type TreeState } from '../commands/treeState.js';
 import { fit, initialView, keepInView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
+import { ChildLocator } from './childLocator.js';
 import { nextCullWindow } from './cullWindow.js';
 import { buildLayoutBatch } from './layoutBatch.js';
 import type { LayoutRunner } from './layoutRunner.js';
 import type { PaneStore } from './paneStore.js';
 
-export type FetchChildren = (side: Side, nodeId: string) => Promise<NodeSummary[]>;
+/** A slice of a group's children (`GET /api/graph/children?offset&limit`). */
+export interface PageRequest {
+  offset: number;
+  limit: number;
+}
+
+/**
+ * Children of one node. A server that pages answers `{children, total}`; one that does not (or a test double)
+ * answers every child, as an array or without `total`, and the pane slices them itself.
+ */
+export type FetchChildren = (
+  side: Side,
+  nodeId: string,
+  page?: PageRequest,
+) => Promise<NodeSummary[] | { children: NodeSummary[]; total?: number }>;
+
+export interface PaneOptions {
+  /** More children than this are drawn as pseudo-groups (core/layout/groupSplit). */
+  splitThreshold?: number;
+  /** Page size when searching a split group for a node whose position is unknown. */
+  scanPage?: number;
+}
 
 /**
  * The engines behind one pane (tldraw's managers): a children loader and a layout scheduler that react to the tree
@@ -24,6 +48,11 @@ export class PaneController {
   private fetcher: FetchChildren;
   private applyView: ((view: View) => void) | null = null;
   private unsubscribe: () => void;
+  readonly splitThreshold: number;
+  private readonly locator: ChildLocator;
+  /** Reveals still resolving positions in split groups; a newer reveal supersedes older ones. */
+  private revealSeq = 0;
+  private revealsRunning = 0;
 
   constructor(
     readonly store: PaneStore,
@@ -31,8 +60,11 @@ export class PaneController {
     private readonly runner: LayoutRunner,
     readonly measure: TextMeasurer,
     readonly params: LayoutParams = DEFAULT_LAYOUT_PARAMS,
+    options: PaneOptions = {},
   ) {
     this.fetcher = fetcher;
+    this.splitThreshold = options.splitThreshold ?? SPLIT_THRESHOLD;
+    this.locator = new ChildLocator((id, offset, limit) => this.fetchPage(id, { offset, limit }), options.scanPage);
     this.unsubscribe = store.subscribe((state, previous) => {
       if (state.tree !== previous.tree) this.reconcile();
     });
@@ -55,6 +87,7 @@ export class PaneController {
   /** Opens a file (or a new micro step of it): everything cached for the previous one is dropped. */
   reset(rootId: string | null): void {
     this.generation++;
+    this.locator.clear();
     this.store.setState({
       tree: treeForRoot(rootId),
       layouts: new Map(),
@@ -77,11 +110,63 @@ export class PaneController {
     this.updateTree((tree) => toggle(tree, id));
   }
 
-  /** Opens the ancestors on `path` and scrolls `target` into view once it is drawn (selection, deep links). */
-  reveal(path: readonly string[], target: string): void {
+  /**
+   * Opens the ancestors on `path` (real ids, root first) and scrolls `target` into view once it is drawn
+   * (selection, deep links, search results). Inside split groups the pseudo-groups holding the target are opened
+   * too: `positions` (a link's `pos=`) says which, else the group's children are searched. Resolves whether every
+   * ancestor could be opened.
+   */
+  reveal(path: readonly string[], target: string, positions: readonly number[] = []): Promise<boolean> {
     this.store.setState({ scrollTarget: target });
-    this.updateTree((tree) => reveal(tree, path));
-    this.settleScrollTarget();
+    const seq = ++this.revealSeq;
+    const generation = this.generation;
+    this.revealsRunning++;
+    const done = (ok: boolean) => {
+      this.revealsRunning--;
+      const state = this.store.getState();
+      if (!ok && seq === this.revealSeq && state.scrollTarget === target) this.store.setState({ scrollTarget: null });
+      this.settleScrollTarget();
+      return ok;
+    };
+    return this.openPath([...path, target], positions, seq, generation).then(done, (error: unknown) => {
+      if (generation === this.generation) this.store.setState({ error: `${target}: ${errorText(error)}` });
+      return done(false);
+    });
+  }
+
+  /** One pass per change of the tree: open what is known, place the target's next ancestor in a split group. */
+  private async openPath(chain: readonly string[], positions: readonly number[], seq: number, generation: number): Promise<boolean> {
+    let openedBefore = 0;
+    for (;;) {
+      if (generation !== this.generation || seq !== this.revealSeq) return false;
+      const { full, unresolved } = splitPath(this.store.getState().tree, chain);
+      const opened = unresolved ? full : full.slice(0, -1);
+      // Only a longer path is opened again: re-opening would also retry a group whose fetch just failed, forever.
+      if (opened.length > openedBefore || openedBefore === 0) this.updateTree((tree) => reveal(tree, opened));
+      openedBefore = opened.length;
+      const tree = this.store.getState().tree;
+      if (unresolved) {
+        const total = tree.totals.get(unresolved.parent)!;
+        const index = await this.locator.indexOf(unresolved.parent, unresolved.child, total, positions[unresolved.ordinal]);
+        if (generation !== this.generation || index === null) return false;
+        this.updateTree((t) => placeChild(t, unresolved.parent, unresolved.child, index, this.splitThreshold));
+        continue;
+      }
+      const blocked = opened.find((id) => !tree.children.has(id));
+      if (blocked === undefined) return true;
+      if (tree.failed.has(blocked) || !(tree.pending.has(blocked) || tree.loading.has(blocked))) return false;
+      await this.treeChanged();
+    }
+  }
+
+  private treeChanged(): Promise<void> {
+    return new Promise((resolve) => {
+      const stop = this.store.subscribe((state, previous) => {
+        if (state.tree === previous.tree) return;
+        stop();
+        resolve();
+      });
+    });
   }
 
   // ── viewport ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -145,21 +230,33 @@ export class PaneController {
     if (ids.length === 0) return;
     this.store.setState({ tree: fetchStarted(tree, ids) });
     const generation = this.generation;
-    const side = this.side;
     for (const id of ids) {
-      this.fetcher(side, id).then(
-        (children) => {
-          if (generation === this.generation) this.updateTree((t) => childrenLoaded(t, id, children));
+      // A pseudo-group asks its real group for its slice; a real group asks for a first page that tells the total.
+      const range = parseSplitId(id);
+      const request = range
+        ? this.fetchPage(range.parentId, { offset: range.lo, limit: range.hi - range.lo })
+        : this.fetchPage(id, { offset: 0, limit: this.splitThreshold });
+      request.then(
+        (page) => {
+          if (generation === this.generation) this.updateTree((t) => pageLoaded(t, id, page, this.splitThreshold));
         },
         (error: unknown) => {
           if (generation !== this.generation) return;
-          const message = error instanceof Error ? error.message : String(error);
-          this.store.setState({ error: `${id}: ${message}` });
+          const message = errorText(error);
+          this.store.setState({ error: `${range ? range.parentId : id}: ${message}` });
           this.updateTree((t) => fetchFailed(t, id, message));
           this.settleScrollTarget();
         },
       );
     }
+  }
+
+  private async fetchPage(nodeId: string, page: PageRequest): Promise<ChildrenPage> {
+    const answer = await this.fetcher(this.side, nodeId, page);
+    const children = Array.isArray(answer) ? answer : answer.children;
+    const total = Array.isArray(answer) ? undefined : answer.total;
+    // No total: the server ignored offset/limit and sent every child.
+    return total === undefined ? { offset: 0, children, total: children.length } : { offset: page.offset, children, total };
   }
 
   private scheduleLayout(): void {
@@ -209,7 +306,8 @@ export class PaneController {
     const { scrollTarget, layouts, tree, size, view, layoutBusy, viewReady } = this.store.getState();
     if (scrollTarget === null || tree.rootId === null) return;
     const box = locate(layouts, tree.parentOf, tree.rootId, scrollTarget);
-    const settling = layoutBusy || tree.dirty.size > 0 || tree.loading.size > 0 || childrenToFetch(tree).length > 0;
+    const settling =
+      layoutBusy || this.revealsRunning > 0 || tree.dirty.size > 0 || tree.loading.size > 0 || childrenToFetch(tree).length > 0;
     if (box && viewReady && !settling) {
       this.store.setState({ scrollTarget: null });
       const next = scrollIntoView(view, box, size);
@@ -218,4 +316,8 @@ export class PaneController {
       this.store.setState({ scrollTarget: null });
     }
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

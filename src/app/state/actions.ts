@@ -1,5 +1,5 @@
-import type { NodeDetail, Side } from '../../core/api/types.js';
-import { ApiRequestError, client } from '../api/client.js';
+import type { FoundNode, NodeDetail, Side } from '../../core/api/types.js';
+import { ApiRequestError, client, type GraphRef } from '../api/client.js';
 import { translate } from '../i18n/i18n.js';
 import { emptyDetails, selectionKey, useAppStore, type NodeDetails, type Selection } from './appStore.js';
 
@@ -57,14 +57,32 @@ export function firstOpenableFile(): { run: string; tag: string } | null {
   return null;
 }
 
+/** The open graph as the graph routes name it (file plus `.vis.db` step and rank). */
+export function currentGraph(): GraphRef | null {
+  const { run, tag, step, rank } = get();
+  return run === null || tag === null ? null : { run, tag, step, rank };
+}
+
 let openSeq = 0;
 
-/** Switches to another file (micro step back to ALL unless given). Resolves false when its meta could not load. */
-export async function openFile(run: string, tag: string, opts: { micro?: number } = {}): Promise<boolean> {
+/**
+ * Switches to another file, or to another step / rank of the open one (the reference viewer re-initialises the
+ * graph then too): micro step back to ALL and step / rank back to the file's first unless given. Resolves false when
+ * its meta could not load.
+ */
+export async function openFile(
+  run: string,
+  tag: string,
+  opts: { micro?: number; step?: number | null; rank?: number | null } = {},
+): Promise<boolean> {
   const seq = ++openSeq;
+  const step = opts.step ?? null;
+  const rank = opts.rank ?? null;
   set((s) => ({
     run,
     tag,
+    step,
+    rank,
     micro: opts.micro ?? -1,
     meta: null,
     metaLoading: true,
@@ -74,7 +92,7 @@ export async function openFile(run: string, tag: string, opts: { micro?: number 
     fileVersion: s.fileVersion + 1,
   }));
   try {
-    const meta = await client.meta(run, tag);
+    const meta = await client.meta({ run, tag, step, rank });
     if (seq !== openSeq) return false;
     set((s) => ({ meta, metaLoading: false, micro: s.micro < meta.microSteps ? s.micro : -1 }));
     return true;
@@ -95,16 +113,17 @@ interface Resolved {
  * Fetches the node and its counterpart, and corrects the selection from the records: the server's `path` and
  * matched_node_link are authoritative (a deep link knows only side + id; a pane may not know the counterpart path).
  */
-async function resolveSelection(side: Side, id: string): Promise<Resolved> {
-  const { run, tag, meta } = get();
-  if (!run || !tag) throw new Error('no file is open');
-  const own = await client.node(run, tag, side, id);
+async function resolveSelection(side: Side, id: string, positions?: number[]): Promise<Resolved> {
+  const { meta } = get();
+  const ref = currentGraph();
+  if (!ref) throw new Error('no file is open');
+  const own = await client.node(ref, side, id);
   const compare = meta?.graphType === 'compare';
   const link = compare ? counterpartFromLink(own.matchedNodeLink) : { id: null, path: [] };
   let counterpart: NodeDetail | null = null;
   if (link.id !== null) {
     try {
-      counterpart = await client.node(run, tag, otherSide(side), link.id);
+      counterpart = await client.node(ref, otherSide(side), link.id);
     } catch (err) {
       report(err);
     }
@@ -115,6 +134,7 @@ async function resolveSelection(side: Side, id: string): Promise<Resolved> {
     counterpartId: link.id,
     path: own.path,
     counterpartPath: counterpart ? counterpart.path : link.path,
+    ...(positions?.length ? { positions } : {}),
   };
   const details: NodeDetails = {
     key: selectionKey(selection),
@@ -125,7 +145,7 @@ async function resolveSelection(side: Side, id: string): Promise<Resolved> {
   return { selection, details };
 }
 
-const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameList = <T,>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 function sameSelection(a: Selection, b: Selection): boolean {
   return (
@@ -133,16 +153,20 @@ function sameSelection(a: Selection, b: Selection): boolean {
     a.id === b.id &&
     a.counterpartId === b.counterpartId &&
     sameList(a.path, b.path) &&
-    sameList(a.counterpartPath, b.counterpartPath)
+    sameList(a.counterpartPath, b.counterpartPath) &&
+    sameList(a.positions ?? [], b.positions ?? [])
   );
 }
 
-/** Selects a node known only by side and id (deep links): the panes then reveal it from `path`. */
-export async function revealNode(side: Side, id: string): Promise<boolean> {
+/**
+ * Selects a node known only by side and id (deep links): the panes then reveal it from `path`, opening split
+ * groups at `positions` (the link's `pos=`).
+ */
+export async function revealNode(side: Side, id: string, positions?: number[]): Promise<boolean> {
   const version = get().fileVersion;
   set({ details: { ...emptyDetails, loading: true } });
   try {
-    const resolved = await resolveSelection(side, id);
+    const resolved = await resolveSelection(side, id, positions);
     if (get().fileVersion !== version) return false;
     set({ selection: resolved.selection, details: resolved.details });
     return true;
@@ -170,10 +194,12 @@ export function startDetailLoader(): () => void {
       (resolved) => {
         const now = get();
         if (selectionKey(now.selection) !== key) return;
+        // The pane knows where the node sits in split groups; the server's record does not.
+        const corrected: Selection = now.selection?.positions ? { ...resolved.selection, positions: now.selection.positions } : resolved.selection;
         // Writing the corrected key first keeps this subscription from fetching the same node again.
         set({
           details: resolved.details,
-          selection: now.selection && sameSelection(now.selection, resolved.selection) ? now.selection : resolved.selection,
+          selection: now.selection && sameSelection(now.selection, corrected) ? now.selection : corrected,
         });
       },
       (err) => {
@@ -183,4 +209,10 @@ export function startDetailLoader(): () => void {
       },
     );
   });
+}
+
+/** Selects a search or filter result: its path is known, so the panes reveal it without another request first. */
+export function selectFound(side: Side, found: FoundNode): void {
+  const link = get().meta?.graphType === 'compare' ? counterpartFromLink(found.matchedNodeLink) : { id: null, path: [] };
+  get().select({ side, id: found.id, counterpartId: link.id, path: found.path, counterpartPath: link.path });
 }

@@ -1,10 +1,11 @@
 import { create } from 'zustand';
 import type { GraphMeta, NodeDetail, RunEntry, Side } from '../../core/api/types.js';
+import type { IndexingProgress } from '../api/client.js';
 
 /**
  * App-wide view state (one per page): which file, which micro step, what is selected. Each graph pane has its own
  * store for expansion/layout/viewport (src/app/pane). Everything here round-trips through the URL hash
- * (`#graphs?run=…&tag=…&micro=…&node=…&side=…`), so a copied link restores the view.
+ * (`#graphs?run=…&tag=…&step=…&rank=…&micro=…&side=…&node=…&pos=…`), so a copied link restores the view.
  *
  * CONTRACT (shared by the shell and the canvas code): keep these fields and actions; add more as needed.
  * The shell's async work (fetching runs, meta, node details, restoring links) lives in actions.ts / urlSync.ts;
@@ -19,6 +20,11 @@ export interface Selection {
   path: string[];
   /** Ancestor ids root→parent of the counterpart on the other side (matched_node_link without its last element). */
   counterpartPath: string[];
+  /**
+   * The node's child index at each split group on its path (core/layout/groupSplit), root first: lets a link open
+   * the right pseudo-groups without searching. Absent when unknown or when no ancestor is split.
+   */
+  positions?: number[];
 }
 
 export type Lang = 'en' | 'zh-CN';
@@ -39,6 +45,9 @@ export interface AppState {
   runsLoaded: boolean;
   run: string | null;
   tag: string | null;
+  /** `.vis.db` graph selectors; null = the file's first step / rank (what the server picks without a parameter). */
+  step: number | null;
+  rank: number | null;
   /** -1 = ALL. */
   micro: number;
   meta: GraphMeta | null;
@@ -47,6 +56,8 @@ export interface AppState {
   details: NodeDetails;
   lang: Lang;
   error: string | null;
+  /** A large `.vis` being indexed by the server (graph routes answer 202 meanwhile), or null. */
+  indexing: IndexingProgress | null;
   /** Bumped whenever the opened file changes, so panes drop caches for the previous file. */
   fileVersion: number;
   sidebarOpen: boolean;
@@ -74,6 +85,8 @@ export const useAppStore = create<AppState>()((set) => ({
   runsLoaded: false,
   run: null,
   tag: null,
+  step: null,
+  rank: null,
   micro: -1,
   meta: null,
   metaLoading: false,
@@ -81,6 +94,7 @@ export const useAppStore = create<AppState>()((set) => ({
   details: emptyDetails,
   lang: 'en',
   error: null,
+  indexing: null,
   fileVersion: 0,
   sidebarOpen: true,
   splitRatio: 0.5,

@@ -1,4 +1,4 @@
-import { setRequestLanguage } from '../api/client.js';
+import { setIndexingListener, setRequestLanguage } from '../api/client.js';
 import { loadRuns, startDetailLoader } from './actions.js';
 import { useAppStore, type Lang } from './appStore.js';
 import { parseHash } from './url.js';
@@ -37,6 +37,7 @@ export function bootApp(): void {
     // The listing's per-file errors are translated by the server.
     if (s.runsLoaded) void loadRuns();
   });
+  setIndexingListener((indexing) => useAppStore.setState({ indexing }));
   startDetailLoader();
   void startUrlSync();
 }

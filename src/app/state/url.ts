@@ -2,21 +2,48 @@ import type { Side } from '../../core/api/types.js';
 import type { Lang } from './appStore.js';
 
 /**
- * The view as a link: `#graphs?run=…&tag=…&micro=…&side=…&node=…&lang=…`. Pure parse/format so it is unit-tested
- * without a browser; urlSync.ts applies it to the store and writes it back.
+ * The view as a link: `#graphs?run=…&tag=…&step=…&rank=…&micro=…&side=…&node=…&pos=…&lang=…`. Pure parse/format
+ * so it is unit-tested without a browser; urlSync.ts applies it to the store and writes it back.
  */
 export interface HashState {
   page: 'graphs';
   run: string | null;
   tag: string | null;
+  /** `.vis.db` step and rank; null = the file's first (written by omitting the key). */
+  step: number | null;
+  rank: number | null;
   /** -1 = ALL (written by omitting the key). */
   micro: number;
   side: Side;
   node: string | null;
+  /** The node's child index at each split group on its path (Selection.positions); [] = none. */
+  pos: number[];
   lang: Lang | null;
 }
 
-export const emptyHashState: HashState = { page: 'graphs', run: null, tag: null, micro: -1, side: 'npu', node: null, lang: null };
+export const emptyHashState: HashState = {
+  page: 'graphs',
+  run: null,
+  tag: null,
+  step: null,
+  rank: null,
+  micro: -1,
+  side: 'npu',
+  node: null,
+  pos: [],
+  lang: null,
+};
+
+function intOrNull(text: string | null): number | null {
+  if (text === null || !/^-?\d{1,9}$/.test(text)) return null;
+  return Number(text);
+}
+
+function positionList(text: string | null): number[] {
+  if (!text) return [];
+  const parts = text.split(',');
+  return parts.every((p) => /^\d{1,10}$/.test(p)) ? parts.map(Number) : [];
+}
 
 export function parseHash(hash: string): HashState {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -29,9 +56,12 @@ export function parseHash(hash: string): HashState {
     page: 'graphs',
     run: params.get('run'),
     tag: params.get('tag'),
+    step: intOrNull(params.get('step')),
+    rank: intOrNull(params.get('rank')),
     micro: Number.isInteger(micro) && micro >= -1 ? micro : -1,
     side: params.get('side') === 'bench' ? 'bench' : 'npu',
     node: params.get('node') || null,
+    pos: positionList(params.get('pos')),
     lang: lang === 'en' || lang === 'zh-CN' ? lang : null,
   };
 }
@@ -40,10 +70,13 @@ export function formatHash(state: HashState): string {
   const params = new URLSearchParams();
   if (state.run !== null) params.set('run', state.run);
   if (state.tag !== null) params.set('tag', state.tag);
+  if (state.step !== null) params.set('step', String(state.step));
+  if (state.rank !== null) params.set('rank', String(state.rank));
   if (state.micro >= 0) params.set('micro', String(state.micro));
   if (state.node !== null) {
     params.set('side', state.side);
     params.set('node', state.node);
+    if (state.pos.length > 0) params.set('pos', state.pos.join(','));
   }
   if (state.lang !== null) params.set('lang', state.lang);
   const qs = params.toString();

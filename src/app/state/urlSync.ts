@@ -7,14 +7,17 @@ import { formatHash, parseHash, type HashState } from './url.js';
  * While a hash is being applied the intermediate states are not written back, so the link being restored is not
  * overwritten by a half-restored view.
  */
-export function hashFromState(s: Pick<AppState, 'run' | 'tag' | 'micro' | 'selection' | 'lang'>): HashState {
+export function hashFromState(s: Pick<AppState, 'run' | 'tag' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>): HashState {
   return {
     page: 'graphs',
     run: s.run,
     tag: s.tag,
+    step: s.step,
+    rank: s.rank,
     micro: s.micro,
     side: s.selection?.side ?? 'npu',
     node: s.selection?.id ?? null,
+    pos: s.selection?.positions ?? [],
     lang: s.lang,
   };
 }
@@ -36,8 +39,9 @@ export async function applyHash(target: HashState): Promise<void> {
     const s = useAppStore.getState();
     if (target.lang && target.lang !== s.lang) s.setLang(target.lang);
     if (!target.run || !target.tag) return;
-    if (target.run !== s.run || target.tag !== s.tag) {
-      if (!(await openFile(target.run, target.tag, { micro: target.micro }))) return;
+    if (target.run !== s.run || target.tag !== s.tag || target.step !== s.step || target.rank !== s.rank) {
+      const opts = { micro: target.micro, step: target.step, rank: target.rank };
+      if (!(await openFile(target.run, target.tag, opts))) return;
     } else if (target.micro !== s.micro) {
       s.setMicro(target.micro);
     }
@@ -45,7 +49,7 @@ export async function applyHash(target: HashState): Promise<void> {
     if (target.node === null) {
       if (now.selection) now.select(null);
     } else if (now.selection?.id !== target.node || now.selection.side !== target.side) {
-      await revealNode(target.side, target.node);
+      await revealNode(target.side, target.node, target.pos);
     }
   } finally {
     restoring--;
@@ -59,12 +63,14 @@ export async function startUrlSync(): Promise<void> {
     if (
       state.run === prev.run &&
       state.tag === prev.tag &&
+      state.step === prev.step &&
+      state.rank === prev.rank &&
       state.micro === prev.micro &&
       state.selection === prev.selection &&
       state.lang === prev.lang
     )
       return;
-    writeHash(state.run !== prev.run || state.tag !== prev.tag);
+    writeHash(state.run !== prev.run || state.tag !== prev.tag || state.step !== prev.step || state.rank !== prev.rank);
   });
   window.addEventListener('hashchange', () => {
     const target = parseHash(window.location.hash);

@@ -1,4 +1,5 @@
-import type { ChildShape, GroupLayout, Rect } from './types.js';
+import { isSplitId } from './groupSplit.js';
+import type { ChildShape, GroupLayout, PlacedChild, Rect } from './types.js';
 
 /**
  * Turns cached per-group layouts (relative coordinates) into absolute boxes: the drawn tree, culled to a window,
@@ -11,6 +12,7 @@ export type LayoutLookup = ReadonlyMap<string, GroupLayout>;
 export interface SceneNode extends Rect {
   id: string;
   parentId: string | null;
+  /** Real ancestors above the node (0 = root); pseudo-groups of split groups do not count, so labels keep their form. */
   depth: number;
   shape: ChildShape;
   /** Drawn open: a titled frame whose children are drawn inside it. */
@@ -63,7 +65,7 @@ export function visibleNodes(layouts: LayoutLookup, rootId: string, window?: Rec
       if (window && !intersects(box, window)) continue;
       const sub = child.expanded ? layouts.get(child.id) : undefined;
       out.push({ ...box, id: child.id, parentId: group.id, depth, shape: child.shape, container: sub !== undefined });
-      if (sub) walk(sub, box.x, box.y, depth + 1);
+      if (sub) walk(sub, box.x, box.y, isSplitId(child.id) ? depth : depth + 1);
     }
   };
   walk(root, 0, 0, 1);
@@ -117,4 +119,28 @@ export function locate(
     current = parent;
   }
   return { x, y, width, height };
+}
+
+/**
+ * The deepest drawn node whose box holds `point` (graph coordinates), or null: clicks on the far-zoom canvas, which
+ * has no elements to click. Descends one group at a time, so it costs O(depth × children per group).
+ */
+export function hitTest(layouts: LayoutLookup, rootId: string, point: { x: number; y: number }): string | null {
+  const root = layouts.get(rootId);
+  if (!root || point.x < 0 || point.y < 0 || point.x > root.width || point.y > root.height) return null;
+  let hit = rootId;
+  let group: GroupLayout | undefined = root;
+  let ox = 0;
+  let oy = 0;
+  while (group) {
+    const inside: PlacedChild | undefined = group.children.find(
+      (c) => point.x >= ox + c.x && point.x <= ox + c.x + c.width && point.y >= oy + c.y && point.y <= oy + c.y + c.height,
+    );
+    if (!inside) break;
+    hit = inside.id;
+    ox += inside.x;
+    oy += inside.y;
+    group = inside.expanded ? layouts.get(inside.id) : undefined;
+  }
+  return hit;
 }

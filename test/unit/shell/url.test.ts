@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatHash, parseHash, type HashState } from '../../../src/app/state/url.js';
+import { emptyHashState, formatHash, parseHash, type HashState } from '../../../src/app/state/url.js';
 
 describe('hash links', () => {
   it('round-trips every field, including ids and run paths that need escaping', () => {
@@ -7,9 +7,12 @@ describe('hash links', () => {
       page: 'graphs',
       run: 'exp 1/rank_0',
       tag: 'compare_20261125220639',
+      step: 3,
+      rank: 0,
       micro: 2,
       side: 'bench',
       node: 'Tensor.__add__.0.forward&x=1#frag',
+      pos: [1500, 7],
       lang: 'zh-CN',
     };
     const hash = formatHash(state);
@@ -19,8 +22,11 @@ describe('hash links', () => {
   });
 
   it('writes ALL by omitting micro and leaves side out without a node', () => {
-    const hash = formatHash({ page: 'graphs', run: 'a', tag: 'b', micro: -1, side: 'npu', node: null, lang: 'en' });
+    const hash = formatHash({ ...emptyHashState, run: 'a', tag: 'b', pos: [4], lang: 'en' });
     expect(hash).toBe('#graphs?run=a&tag=b&lang=en');
+    expect(formatHash({ ...emptyHashState, run: 'a', tag: 'b', step: 2, rank: 1, node: 'X', pos: [1234] })).toBe(
+      '#graphs?run=a&tag=b&step=2&rank=1&side=npu&node=X&pos=1234',
+    );
   });
 
   it('reads the documented short form and tolerates junk', () => {
@@ -38,5 +44,7 @@ describe('hash links', () => {
     expect(parseHash('#graphs?side=left&lang=fr')).toMatchObject({ side: 'npu', lang: null });
     expect(parseHash('')).toMatchObject({ run: null, tag: null, node: null });
     expect(parseHash('#graphs?node=').node).toBeNull();
+    expect(parseHash('#graphs?step=x&rank=1.5&pos=1,a')).toMatchObject({ step: null, rank: null, pos: [] });
+    expect(parseHash('#graphs?step=0&rank=7&pos=12,400')).toMatchObject({ step: 0, rank: 7, pos: [12, 400] });
   });
 });

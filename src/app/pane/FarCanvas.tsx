@@ -1,0 +1,89 @@
+import { useEffect, useRef } from 'react';
+import { nodeFill, type PaintContext } from '../../core/colors/nodePaint.js';
+import { isSplitId } from '../../core/layout/groupSplit.js';
+import { visibleNodes, type SceneNode } from '../../core/layout/scene.js';
+import type { GroupLayout, Rect } from '../../core/layout/types.js';
+import { NodeOp } from '../../core/model/graph.js';
+import { useAppStore } from '../state/appStore.js';
+import { FAR_SCALE, paintFar } from './canvasPaint.js';
+import { SPLIT_FILL } from './NodeShape.js';
+import { usePaneController } from './paneContext.js';
+
+/**
+ * The far-zoom renderer: a canvas under the SVG, drawn outside React from store subscriptions, at most once per
+ * animation frame. The scene is walked again only when the cull window or the layouts change; a pan frame only
+ * repaints. `data-drawn` tells tests and benchmarks how many nodes the last frame held.
+ */
+export function FarCanvas() {
+  const controller = usePaneController();
+  const ref = useRef<HTMLCanvasElement | null>(null);
+
+  useEffect(() => {
+    const canvas = ref.current;
+    const ctx = canvas?.getContext('2d');
+    if (!canvas || !ctx) return;
+    const store = controller.store;
+    let frame = 0;
+    let cached: { layouts: ReadonlyMap<string, GroupLayout>; window: Rect; rootId: string; scene: SceneNode[] } | null = null;
+
+    const draw = () => {
+      frame = 0;
+      const s = store.getState();
+      const app = useAppStore.getState();
+      const far = s.view.k < FAR_SCALE && s.tree.rootId !== null;
+      const active = far ? 'true' : 'false';
+      if (canvas.dataset.active !== active) canvas.dataset.active = active;
+      if (!far) {
+        if (canvas.width !== 0) canvas.width = 0;
+        cached = null;
+        return;
+      }
+      const dpr = window.devicePixelRatio || 1;
+      const width = Math.round(s.size.width * dpr);
+      const height = Math.round(s.size.height * dpr);
+      if (canvas.width !== width || canvas.height !== height) {
+        canvas.width = width;
+        canvas.height = height;
+      }
+      const rootId = s.tree.rootId!;
+      if (!cached || cached.layouts !== s.layouts || cached.window !== s.cullWindow || cached.rootId !== rootId) {
+        cached = { layouts: s.layouts, window: s.cullWindow, rootId, scene: visibleNodes(s.layouts, rootId, s.cullWindow) };
+      }
+      const side = s.side;
+      const paint: PaintContext = { side, graphType: app.meta?.graphType ?? 'build', colors: app.meta?.colors ?? [] };
+      const nodes = s.tree.nodes;
+      const highlighted = new Set<string>();
+      const sel = app.selection;
+      if (sel?.side === side) highlighted.add(sel.id);
+      else if (sel?.counterpartId) highlighted.add(sel.counterpartId);
+      const drawn = paintFar(ctx, {
+        scene: cached.scene,
+        view: s.view,
+        size: s.size,
+        devicePixelRatio: dpr,
+        highlighted,
+        fillOf: (n) => {
+          if (isSplitId(n.id)) return SPLIT_FILL;
+          const summary = nodes.get(n.id);
+          return summary ? nodeFill(summary, paint) : nodeFill({ nodeType: NodeOp.module, precisionIndex: null, matchedNodeLink: [n.id] }, paint);
+        },
+      });
+      canvas.dataset.drawn = String(drawn);
+    };
+    const request = () => {
+      if (frame === 0) frame = requestAnimationFrame(draw);
+    };
+    const stopPane = store.subscribe(request);
+    const stopApp = useAppStore.subscribe((a, b) => {
+      if (a.meta !== b.meta || a.selection !== b.selection) request();
+    });
+    request();
+    return () => {
+      stopPane();
+      stopApp();
+      if (frame !== 0) cancelAnimationFrame(frame);
+    };
+  }, [controller]);
+
+  return <canvas ref={ref} className="pb-graph-canvas" data-testid={`canvas-${controller.side}`} aria-hidden="true" />;
+}
