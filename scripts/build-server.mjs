@@ -8,6 +8,7 @@ const entryPoints = [
   'server/workers/compareWorker.ts',
   // Found at run time next to the bundle: dist/server/store/visJsonIndex/indexWorker.js (outbase is server/).
   'server/store/visJsonIndex/indexWorker.ts',
+  'server/compare/compareTableWorker.ts',
 ].filter((p) => existsSync(p));
 await build({
   entryPoints,

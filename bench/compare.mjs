@@ -1,0 +1,229 @@
+#!/usr/bin/env node
+// npm run bench:compare [-- --cases stats-1M,tensor-2G --work DIR --keep --timeout 1200 --generate-only --bin FILE]
+//
+// Generates synthetic msprobe dumps (bench/dumpgen) and times `probeboard compare` on them: wall time, CPU time,
+// peak RSS, rows and (real tensors) npy throughput. Prints a markdown table and writes bench/results/compare.md.
+// Targets (issue 5): 10^6 statistics rows in < 15 s and < 500 MB; real-tensor compare reads npy at ≥ 300 MB/s.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { generateDumps } from './dumpgen/generate.mjs';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** @type {Array<{ id: string, title: string, gen: Omit<import('./dumpgen/generate.mjs').DumpOptions, 'out'> }>} */
+const CASES = [
+  {
+    id: 'stats-1M',
+    title: '2640 layers, statistics, ~1.1M rows',
+    gen: { layers: 2640, bench: true, stackFrames: 3, seed: 11 },
+  },
+  {
+    id: 'tensor-2G',
+    title: 'real tensors (npy), ~2 GB',
+    gen: { layers: 1, bench: true, tensor: true, seed: 12, dims: { seq: 512, hidden: 1024, heads: 8, ffn: 2048, vocab: 4096 } },
+  },
+];
+
+const { values: args } = parseArgs({
+  options: {
+    cases: { type: 'string' },
+    work: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    timeout: { type: 'string', default: '1800' },
+    'generate-only': { type: 'boolean', default: false },
+    results: { type: 'string', default: path.join(repo, 'bench/results/compare.md') },
+    // Another entry point with the same command line (e.g. a bundle of a work tree), for comparisons.
+    bin: { type: 'string', default: path.join(repo, 'bin/probeboard.js') },
+  },
+});
+const bin = path.resolve(args.bin);
+const selected = args.cases ? CASES.filter((c) => args.cases?.split(',').includes(c.id)) : CASES;
+if (selected.length === 0) fail(`no such case; known: ${CASES.map((c) => c.id).join(', ')}`);
+const work = path.resolve(args.work ?? path.join(os.tmpdir(), 'probeboard-bench-compare'));
+const timeoutMs = Number(args.timeout) * 1000;
+
+/** @param {string} msg @returns {never} */
+function fail(msg) {
+  console.error(`bench:compare: ${msg}`);
+  process.exit(2);
+}
+
+/** @param {string} p @returns {number} */
+function du(p) {
+  if (!existsSync(p)) return 0;
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.size;
+  return readdirSync(p).reduce((sum, f) => sum + du(path.join(p, f)), 0);
+}
+
+const mb = (/** @type {number} */ b) => (b / 1e6).toFixed(1);
+
+/** @returns {string | null} why `probeboard compare` cannot run, or null */
+function compareUnavailable() {
+  if (bin === path.join(repo, 'bin/probeboard.js') && !existsSync(path.join(repo, 'dist/server/cli/main.js'))) {
+    return 'compare command not available (dist/ missing: npm run build)';
+  }
+  const r = spawnSync(process.execPath, [bin, 'compare', '--help'], { encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0 || !/input_path/.test(r.stdout + r.stderr)) return 'compare command not available';
+  return null;
+}
+
+/** Generates a case's dumps (reused when generated before with the same options) and its compare.json. */
+function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
+  const dir = path.join(work, c.id);
+  const marker = path.join(dir, 'generated.json');
+  const key = JSON.stringify(c.gen);
+  let summary;
+  if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).key === key) {
+    summary = { ...JSON.parse(readFileSync(marker, 'utf8')).summary, reused: true };
+  } else {
+    rmSync(dir, { recursive: true, force: true });
+    process.stderr.write(`generating ${c.id} …\n`);
+    summary = { ...generateDumps({ ...c.gen, out: dir, layout: 'files' }), reused: false };
+    writeFileSync(marker, JSON.stringify({ key, summary }));
+  }
+  // `compare` takes the dump.json files themselves.
+  const compareJson = path.join(dir, 'compare-files.json');
+  writeFileSync(
+    compareJson,
+    JSON.stringify({ npu_path: path.join(summary.npuPath, 'dump.json'), bench_path: path.join(summary.benchPath, 'dump.json') }),
+  );
+  return { ...summary, dir, compareJson };
+}
+
+/**
+ * Runs the command under /usr/bin/time -v when present (peak RSS and CPU of the whole process tree's leader,
+ * worker threads included); otherwise polls /proc/<pid>/status VmHWM.
+ * @param {string[]} argv
+ */
+function timedRun(argv) {
+  const useTime = existsSync('/usr/bin/time');
+  const cmd = useTime ? '/usr/bin/time' : process.execPath;
+  const full = useTime ? ['-v', process.execPath, bin, ...argv] : [bin, ...argv];
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    let peakKb = 0;
+    let cpu = NaN;
+    let timedOut = false;
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const poll = useTime
+      ? null
+      : setInterval(() => {
+          try {
+            const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+            if (m) peakKb = Math.max(peakKb, Number(m[1]));
+          } catch {
+            // the process has just exited
+          }
+        }, 50);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      const seconds = (performance.now() - started) / 1000;
+      if (useTime) {
+        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
+        if (m) peakKb = Number(m[1]);
+        const u = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+        const s = /System time \(seconds\): ([\d.]+)/.exec(stderr);
+        if (u && s) cpu = Number(u[1]) + Number(s[1]);
+        const exit = /Exit status: (\d+)/.exec(stderr);
+        stderr = stderr.replace(/\s*Command (being timed|exited)[\s\S]*$/, '');
+        resolve({ code: exit ? Number(exit[1]) : code, seconds, cpu, peakKb, stdout, stderr, timedOut });
+      } else resolve({ code, seconds, cpu, peakKb, stdout, stderr, timedOut });
+    });
+  });
+}
+
+const unavailable = args['generate-only'] ? null : compareUnavailable();
+const rows = [];
+let failures = 0;
+mkdirSync(work, { recursive: true });
+for (const c of selected) {
+  if (unavailable) {
+    console.error(`${c.id}: ${unavailable}`);
+    rows.push({ c, status: unavailable });
+    failures++;
+    continue;
+  }
+  const dumps = ensureDumps(c);
+  const gen = dumps.reused ? 'reused' : `${dumps.seconds.toFixed(1)} s`;
+  if (args['generate-only']) {
+    rows.push({ c, jsonBytes: dumps.jsonBytes, tensorBytes: dumps.tensorBytes, gen, status: 'generated' });
+    continue;
+  }
+  const out = path.join(work, `${c.id}-out`);
+  rmSync(out, { recursive: true, force: true });
+  process.stderr.write(`${c.id} …\n`);
+  const r = await timedRun(['compare', '-i', dumps.compareJson, '-o', out, '--quiet']);
+  const ok = r.code === 0 && !r.timedOut;
+  const status = r.timedOut ? `timed out after ${args.timeout} s` : ok ? 'ok' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0]}`;
+  if (!ok) failures++;
+  const compared = /compared (\d+) rows/.exec(r.stdout);
+  const row = {
+    c,
+    jsonBytes: dumps.jsonBytes,
+    tensorBytes: dumps.tensorBytes,
+    gen,
+    rows: compared ? Number(compared[1]) : undefined,
+    seconds: r.seconds,
+    cpu: r.cpu,
+    peakKb: r.peakKb,
+    outBytes: du(out),
+    status,
+  };
+  if (dumps.tensorBytes && ok) Object.assign(row, { npyRate: dumps.tensorBytes / 1e6 / r.seconds });
+  rows.push(row);
+  console.error(`  ${status}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
+  if (!args.keep) rmSync(out, { recursive: true, force: true });
+  if (!args.keep) rmSync(dumps.dir, { recursive: true, force: true });
+}
+
+const lines = [
+  '# `probeboard compare` benchmark',
+  '',
+  `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ` +
+    `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM, load average ${os.loadavg()[0].toFixed(1)} at the end. Dumps from ` +
+    'bench/dumpgen (NPU + perturbed Bench side, single rank). `npm run bench:compare` regenerates this file.',
+  '',
+  '| case | rows | json MB | npy MB | generate | wall s | CPU s | peak RSS MB | xlsx MB | npy MB/s | status |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ...rows
+    .map((r) =>
+      [
+        `${r.c.id} (${r.c.title})`,
+        r.rows ?? '',
+        r.jsonBytes === undefined ? '' : mb(r.jsonBytes),
+        r.tensorBytes ? mb(r.tensorBytes) : '',
+        r.gen ?? '',
+        r.seconds === undefined ? '' : r.seconds.toFixed(2),
+        r.cpu === undefined || Number.isNaN(r.cpu) ? '' : r.cpu.toFixed(1),
+        r.peakKb === undefined ? '' : (r.peakKb / 1024).toFixed(0),
+        r.outBytes === undefined ? '' : mb(r.outBytes),
+        r.npyRate === undefined ? '' : r.npyRate.toFixed(0),
+        r.status,
+      ].join(' | '),
+    )
+    .map((l) => `| ${l} |`),
+  '',
+  'Targets (issue 5): 10^6 statistics rows in < 15 s and < 500 MB; real-tensor compare at ≥ 300 MB/s of npy.',
+  'Peak RSS includes the two reader worker threads and the tensor worker pool.',
+  '',
+];
+const table = lines.join('\n');
+console.log(table);
+mkdirSync(path.dirname(args.results), { recursive: true });
+writeFileSync(args.results, table);
+if (!args.keep && !args.work) rmSync(work, { recursive: true, force: true });
+process.exit(failures ? 1 : 0);

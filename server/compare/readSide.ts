@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import { hasMd5 } from '../../src/core/compare/mode.js';
+import { DumpJsonScanner } from '../../src/core/compareTable/dumpJsonScanner.js';
+import { isFormulaLike, validateDumpEntry } from '../../src/core/compareTable/dumpValidation.js';
+import { fastEntryRows } from '../../src/core/compareTable/fastEntry.js';
+import { opRows } from '../../src/core/compareTable/opRows.js';
+import type { SideTable } from '../../src/core/compareTable/sideTable.js';
+import { SideTableBuilder } from '../../src/core/compareTable/sideTableBuilder.js';
+import type { PyValue } from '../../src/core/formats/pyJson.js';
+
+/** One dump.json read into a compact table, streamed in chunks (see DumpJsonScanner). */
+
+export interface SideDump {
+  file: string;
+  table: SideTable;
+  /** Top-level keys as parsed (`task`, `framework`, …); `data` present as a key with value null when it was an object. */
+  top: Map<string, PyValue>;
+  hasData: boolean;
+  dataIsObject: boolean;
+  /** msprobe md5 detection over all entries. */
+  hasMd5: boolean;
+  /** Framework of the first `"type": "torch…"` / `"type": "mindspore…"` descriptor, in file order. */
+  typeFramework: 'pytorch' | 'mindspore' | null;
+}
+
+const CHUNK = 4 << 20;
+
+function frameworkOfType(type: string): 'pytorch' | 'mindspore' | null {
+  return type.startsWith('mindspore') ? 'mindspore' : type.startsWith('torch') ? 'pytorch' : null;
+}
+
+function firstTypeFramework(v: PyValue, depth = 0): 'pytorch' | 'mindspore' | null {
+  if (depth > 400) return null;
+  if (v instanceof Map) {
+    for (const [k, x] of v) {
+      if (k === 'type' && typeof x === 'string') {
+        if (x.startsWith('mindspore')) return 'mindspore';
+        if (x.startsWith('torch')) return 'pytorch';
+      }
+      const found = firstTypeFramework(x, depth + 1);
+      if (found) return found;
+    }
+  } else if (Array.isArray(v)) {
+    for (const x of v) {
+      const found = firstTypeFramework(x, depth + 1);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+/** `shared`: the finished table's buffers are SharedArrayBuffers (to be read by several threads). */
+export function readSide(file: string, options: { validate: boolean; shared?: boolean } = { validate: true }): SideDump {
+  const size = fs.statSync(file).size;
+  const builder = new SideTableBuilder(Math.max(1024, Math.round(size / 280)), options.shared ?? false);
+  const top = new Map<string, PyValue>();
+  let md5 = false;
+  let typeFramework: SideDump['typeFramework'] = null;
+  let hasData = false;
+  let dataIsObject = false;
+  const scanner = new DumpJsonScanner(file, {
+    top(key, value) {
+      top.set(key, value);
+      if (key === 'data') hasData = true;
+    },
+    dataStart() {
+      hasData = true;
+      dataIsObject = true;
+    },
+    entry(key, text, parse) {
+      const api = builder.addApi(key);
+      const fast = fastEntryRows(key, text);
+      if (fast) {
+        if (options.validate && isFormulaLike(key)) validateDumpEntry(key, null, file);
+        if (fast.hasMd5) md5 = true;
+        if (!typeFramework && fast.firstType) typeFramework = frameworkOfType(fast.firstType);
+        for (const row of fast.rows) builder.addRow(api, row);
+        return;
+      }
+      const value = parse();
+      if (options.validate) validateDumpEntry(key, value, file);
+      if (!md5 && hasMd5(new Map([[key, value]]))) md5 = true;
+      if (!typeFramework) typeFramework = firstTypeFramework(value);
+      for (const row of opRows(key, value, file)) builder.addRow(api, row);
+    },
+  });
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      // The scanner copies whatever it keeps, so the read buffer can be reused.
+      scanner.push(buf.subarray(0, n));
+    }
+    scanner.end();
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { file, table: builder.finish(), top, hasData, dataIsObject, hasMd5: md5, typeFramework };
+}

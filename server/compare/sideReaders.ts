@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { WORKER_LIMITS } from './workerProtocol.js';
+import { SideTable, type SideTableMessage } from '../../src/core/compareTable/sideTable.js';
+import { readSide, type SideDump } from './readSide.js';
+import { deserializeError, type SerializedError } from './workerProtocol.js';
+
+/**
+ * Reads the NPU and Bench dump.json in parallel, one worker thread each (reading is the larger half of a
+ * million-row compare). Without the bundled worker script (running from TypeScript sources) they are read here,
+ * one after the other.
+ */
+
+/** The bundled worker entry (dist/server/compare/compareTableWorker.js), or null when running from sources. */
+export function workerScript(): string | null {
+  for (const rel of ['../compare/compareTableWorker.js', './compareTableWorker.js']) {
+    try {
+      const p = fileURLToPath(new URL(rel, import.meta.url));
+      if (p.endsWith('.js') && existsSync(p)) return p;
+    } catch {
+      // not a file: URL
+    }
+  }
+  return null;
+}
+
+function readInWorker(script: string, file: string, validate: boolean): Promise<SideDump> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(script, { workerData: { kind: 'read', file, validate }, resourceLimits: WORKER_LIMITS });
+    let settled = false;
+    w.once('message', (msg: { ok?: SideDump & { table: SideTableMessage }; error?: SerializedError }) => {
+      settled = true;
+      if (msg.error) reject(deserializeError(msg.error));
+      else resolve({ ...msg.ok!, table: SideTable.fromMessage(msg.ok!.table) });
+      void w.terminate();
+    });
+    w.once('error', (e) => {
+      if (!settled) reject(e);
+    });
+    w.once('exit', (code) => {
+      if (!settled) reject(new Error(`reading ${file} stopped (worker exit code ${code})`));
+    });
+  });
+}
+
+/** `script`: the bundled worker (default: found next to this bundle; null = read in this thread). */
+export async function readSides(
+  files: [string, string],
+  validate: boolean,
+  script: string | null = workerScript(),
+): Promise<[SideDump, SideDump]> {
+  if (!script) return [readSide(files[0], { validate }), readSide(files[1], { validate })];
+  const [a, b] = await Promise.allSettled(files.map((f) => readInWorker(script, f, validate)));
+  if (a.status === 'rejected') throw a.reason;
+  if (b.status === 'rejected') throw b.reason;
+  return [a.value, b.value];
+}

@@ -1,0 +1,293 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { registerCompareCommand } from '../../server/cli/compare.js';
+import { runCli, type CliIo } from '../../server/cli/program.js';
+import { registerTensorCommand } from '../../server/cli/tensor.js';
+import { readSide } from '../../server/compare/readSide.js';
+import { readSides } from '../../server/compare/sideReaders.js';
+import { openXlsxSink } from '../../server/compare/resultSinks.js';
+import { runCompareCommand } from '../../server/compare/runCompare.js';
+import { tableHeader } from '../../src/core/compareTable/columns.js';
+import { encodeNpy } from '../../src/core/formats/npy.js';
+import { repoRoot, sharedDataDir } from '../helpers/shared.js';
+import { bookDifferences, readBook } from './compare-table-helpers.js';
+
+/**
+ * The `compare` and `tensor` command lines (msprobe's spellings), bad input (one line naming the file, non-zero exit,
+ * no files left behind), worker-thread reading, and the streaming xlsx writer's sheet split.
+ */
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'pb-compare-cli-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+const fixtures = path.join(repoRoot, 'test/fixtures/compare-table');
+
+async function cli(argv: string[], cwd = work): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t) };
+  const prev = process.cwd();
+  // Relative paths on the command line resolve against the current directory, as msprobe's do.
+  process.chdir(cwd);
+  try {
+    const code = await runCli(argv, [(p) => registerCompareCommand(p, io), (p) => registerTensorCommand(p, io)], io);
+    return { code, out, err };
+  } finally {
+    process.chdir(prev);
+  }
+}
+
+/** A statistics dump pair (copied from golden pt_summary into the fixtures) in a fresh directory. */
+function summaryCase(name: string): string {
+  const dir = path.join(work, name);
+  cpSync(path.join(fixtures, 'summary'), dir, { recursive: true });
+  return dir;
+}
+
+describe('probeboard compare (command line)', () => {
+  it('msprobe spelling: leading -f framework, two-letter flags, default output dir', async () => {
+    const dir = summaryCase('spelling');
+    const r = await cli(['-f', 'pytorch', 'compare', '-i', 'compare.json', '-o', 'out', '-hl', '-c'], dir);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const files = readdirSync(path.join(dir, 'out'));
+    expect(files).toEqual([expect.stringMatching(/^compare_result_\d{14}\.xlsx$/)]);
+    const book = await readBook(path.join(dir, 'out', files[0]));
+    expect(Object.keys(book)).toEqual(['Sheet']);
+    expect(r.out).toMatch(/compared \d+ rows/);
+  });
+
+  it('--csv writes the same table as CSV; the advisor lines are printed', async () => {
+    const dir = summaryCase('csv');
+    const r = await cli(['compare', '-i', 'compare.json', '-o', 'out', '--csv'], dir);
+    expect(r.code).toBe(0);
+    const csv = readdirSync(path.join(dir, 'out')).find((f) => f.endsWith('.csv'))!;
+    const lines = readFileSync(path.join(dir, 'out', csv), 'utf8').trimEnd().split('\n');
+    expect(lines[0]).toBe(tableHeader('summary', true).join(','));
+    expect(r.out).toMatch(/^Line: \d+$/m);
+    expect(readdirSync(path.join(dir, 'out')).some((f) => /^advisor_\d{14}\.txt$/.test(f))).toBe(true);
+  });
+
+  it('tensor show / diff (msprobe precision tool spellings -al/-rl)', async () => {
+    const dir = path.join(work, 'tensor');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'a.npy'), encodeNpy([1, 2, 3, 4], '<f4', [2, 2]));
+    writeFileSync(path.join(dir, 'b.npy'), encodeNpy([1, 2, 3, 5], '<f4', [2, 2]));
+    const show = await cli(['tensor', 'show', 'a.npy'], dir);
+    expect(show.code).toBe(0);
+    expect(show.out).toMatch(/Shape:\s+\(2, 2\)/);
+    expect(show.out).toMatch(/Mean:\s+2\.5/);
+    const diff = await cli(['tensor', 'diff', 'a.npy', 'b.npy', '-al', '0.01', '-rl', '0', '-p', '1'], dir);
+    expect(diff.code).toBe(0);
+    expect(diff.out).toMatch(/ErrorCnt:\s+1/);
+    expect(diff.out).toMatch(/\(1, 1\)\s+4\s+5\s+1/);
+    const bad = await cli(['tensor', 'show', 'missing.npy'], dir);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toBe('probeboard: missing.npy: not found\n');
+  });
+
+  it('-am with pytorch is refused', async () => {
+    const dir = summaryCase('am');
+    const r = await cli(['compare', '-i', 'compare.json', '-o', 'out', '-am'], dir);
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/^probeboard: .*-cm or -am is not supported in PyTorch framework\n$/);
+  });
+});
+
+describe('bad input: one line, non-zero exit, nothing left behind', () => {
+  async function expectFailure(dir: string, argv: string[], pattern: RegExp): Promise<void> {
+    const r = await cli(argv, dir);
+    expect(r.code).not.toBe(0);
+    expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.err).toMatch(pattern);
+    const out = path.join(dir, 'out');
+    // The output directory this run created is gone again (nothing half-written).
+    expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
+  }
+
+  it('malformed dump.json: file, line and column', async () => {
+    const dir = summaryCase('malformed');
+    const file = path.join(dir, 'npu/dump.json');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l, i) => i > 15 && l.includes('": '));
+    lines[at] = lines[at].replace('": ', '":: ');
+    writeFileSync(file, lines.join('\n'));
+    const column = lines[at].indexOf('::') + 2;
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], new RegExp(`npu/dump\\.json:${at + 1}:${column}: unexpected ':'`));
+  });
+
+  it('truncated dump.json', async () => {
+    const dir = summaryCase('truncated');
+    const file = path.join(dir, 'bench/dump.json');
+    writeFileSync(file, readFileSync(file, 'utf8').slice(0, 3000));
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/dump\.json:\d+:\d+: unexpected end of file/);
+  });
+
+  it('missing dump.json', async () => {
+    const dir = summaryCase('missing');
+    rmSync(path.join(dir, 'bench/dump.json'));
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/dump\.json: not found/);
+  });
+
+  it('mapping yaml with an unknown key or an index out of range', async () => {
+    const shared = sharedDataDir();
+    if (!shared) return;
+    const dir = path.join(work, 'amyaml');
+    cpSync(path.join(shared, 'golden-compare/ms_pt_cross_am_yaml2'), dir, { recursive: true });
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    writeFileSync(path.join(dir, 'bad.yaml'), '- ms_api: Mint.logical_or\n  pt_api: Tensor.__or__\n  ms_argz: [0]\n');
+    await expectFailure(dir, ['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out', '-am', 'bad.yaml'], /bad\.yaml: entry 1: unknown key 'ms_argz'/);
+    writeFileSync(path.join(dir, 'range.yaml'), '- ms_api: Mint.logical_or\n  pt_api: Tensor.__or__\n  ms_args: [0, 7]\n  pt_args: [0, 1]\n');
+    await expectFailure(dir, ['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out', '-am', 'range.yaml'], /range\.yaml: ms_args index 7 is out of range/);
+  });
+
+  it('step directories with different rank counts', async () => {
+    const dir = path.join(work, 'ranks');
+    for (const [side, ranks] of [['npu', ['rank0', 'rank1']], ['bench', ['rank0']]] as const) {
+      for (const r of ranks) {
+        mkdirSync(path.join(dir, side, 'step0', r), { recursive: true });
+        cpSync(path.join(fixtures, 'summary/npu/dump.json'), path.join(dir, side, 'step0', r, 'dump.json'));
+      }
+    }
+    writeFileSync(path.join(dir, 'compare.json'), JSON.stringify({ npu_path: 'npu/step0', bench_path: 'bench/step0' }));
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/step0: has 1 rank directories but .*npu\/step0 has 2/);
+  });
+
+  it('a failure while the xlsx is being written removes it', async () => {
+    const shared = sharedDataDir();
+    if (!shared) return;
+    const dir = path.join(work, 'midway');
+    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    const provider = async () => {
+      throw new Error('disk on fire');
+    };
+    await expect(
+      runCompareCommand({
+        cwd: dir,
+        inputPath: 'compare.json',
+        outputPath: 'out',
+        stackMode: false,
+        compareOnly: false,
+        fuzzyMatch: false,
+        highlight: false,
+        diffAnalyze: false,
+        csv: false,
+        framework: 'mindspore',
+        provider,
+        info: () => undefined,
+        warn: () => undefined,
+      }),
+    ).rejects.toThrow('disk on fire');
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('a missing tensor file: the row says so, a warning names the file (the original continues too)', async () => {
+    const shared = sharedDataDir();
+    if (!shared) return;
+    const dir = path.join(work, 'nofile');
+    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    const r = await cli(['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out'], dir);
+    expect(r.code).toBe(0);
+    expect(r.err).toMatch(/warning: .*bench\/dump_tensor_data\/Tensor\.reshape\.0\.forward\.output\.0\.npy: not found/);
+  });
+});
+
+describe('worker-thread reading and the xlsx writer', () => {
+  let script = '';
+  beforeAll(async () => {
+    const out = path.join(work, 'worker');
+    await build({
+      entryPoints: [path.join(repoRoot, 'server/compare/compareTableWorker.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      // packages bundled too: the temporary directory has no node_modules to resolve them from
+      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      outdir: out,
+      logLevel: 'warning',
+    });
+    script = path.join(out, 'compareTableWorker.js');
+  });
+
+  it('reading in worker threads gives the same tables as reading here', async () => {
+    const files: [string, string] = [path.join(fixtures, 'summary/npu/dump.json'), path.join(fixtures, 'summary/bench/dump.json')];
+    const [npu, bench] = await readSides(files, true, script);
+    for (const [side, file] of [[npu, files[0]], [bench, files[1]]] as const) {
+      const here = readSide(file);
+      expect(side.table.length).toBe(here.table.length);
+      for (let i = 0; i < here.table.length; i++) {
+        expect([side.table.name(i), side.table.dtype(i), side.table.shape(i), side.table.md5(i)]).toEqual([
+          here.table.name(i),
+          here.table.dtype(i),
+          here.table.shape(i),
+          here.table.md5(i),
+        ]);
+        for (let k = 0; k < 4; k++) expect(side.table.stat(i, k)).toEqual(here.table.stat(i, k));
+      }
+      expect([...side.top.keys()]).toEqual([...here.top.keys()]);
+    }
+    await expect(readSides([files[0], path.join(work, 'nope.json')], true, script)).rejects.toThrow(/nope\.json/);
+  });
+
+  it('tables written by two worker threads match the goldens (highlight, md5, stacks, ranks)', async () => {
+    const shared = sharedDataDir();
+    if (!shared) return;
+    const runs: Array<[string, string[], 'pytorch' | 'mindspore']> = [
+      ['pt_summary', [], 'pytorch'],
+      ['pt_summary_hl', ['-hl'], 'pytorch'],
+      ['pt_md5', [], 'pytorch'],
+      ['pt_summary_newstack', [], 'pytorch'],
+      ['pt_multirank_summary', [], 'pytorch'],
+      ['ms_pt_cross_hl', ['-hl'], 'mindspore'],
+    ];
+    for (const [name, flags, framework] of runs) {
+      const out = path.join(work, 'parallel', name);
+      const advice: string[] = [];
+      await runCompareCommand({
+        cwd: path.join(shared, 'golden-compare', name),
+        inputPath: 'compare.json',
+        outputPath: out,
+        stackMode: false,
+        compareOnly: false,
+        fuzzyMatch: false,
+        highlight: flags.includes('-hl'),
+        diffAnalyze: false,
+        csv: false,
+        framework,
+        workerScript: script,
+        parallelRows: 1,
+        info: (l) => advice.push(l),
+        warn: () => undefined,
+      });
+      const goldenDir = path.join(shared, 'golden-compare', name, 'out');
+      for (const g of readdirSync(goldenDir).filter((f) => f.endsWith('.cells.json'))) {
+        const stem = g.replace(/_\d{14}\.cells\.json$/, '');
+        const mine = readdirSync(out).find((f) => f.startsWith(stem) && f.endsWith('.xlsx'))!;
+        const differences = bookDifferences(await readBook(path.join(out, mine)), JSON.parse(readFileSync(path.join(goldenDir, g), 'utf8')));
+        expect(differences.slice(0, 5), `${name} ${g}`).toEqual([]);
+      }
+      for (const g of readdirSync(goldenDir).filter((f) => f.startsWith('advisor'))) {
+        const mine = readdirSync(out).find((f) => f.startsWith(g.replace(/_\d{14}\.txt$/, '_')))!;
+        expect(readFileSync(path.join(out, mine), 'utf8'), `${name} ${g}`).toBe(readFileSync(path.join(goldenDir, g), 'utf8'));
+      }
+    }
+  });
+
+  it('splits into equal part_N sheets past the row limit, every row kept in order', async () => {
+    const file = path.join(work, 'split.xlsx');
+    const header = ['NPU Name', 'Value'];
+    const sink = await openXlsxSink(file, header, 7, 'default', 3);
+    for (let i = 0; i < 7; i++) await sink.write({ cells: [`row${i}`, i + 0.5], state: 'input', apiKey: 'A', fill: null, npu: i, bench: i });
+    await sink.close();
+    const book = await readBook(file);
+    expect(Object.keys(book)).toEqual(['part_0', 'part_1', 'part_2']);
+    expect(Object.values(book).map((rows) => rows.length - 1)).toEqual([3, 2, 2]);
+    const all = Object.values(book).flatMap((rows) => rows.slice(1));
+    expect(all.map((r) => r[0].v)).toEqual(Array.from({ length: 7 }, (_, i) => `row${i}`));
+    expect(all.map((r) => r[1].v)).toEqual(Array.from({ length: 7 }, (_, i) => i + 0.5));
+  });
+});
