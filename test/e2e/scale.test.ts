@@ -1,14 +1,13 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache, type StoreCache } from '../../server/store/openStore.js';
 import { appDir, describeBrowser, launchBrowser, screenshotPath } from '../helpers/browser.js';
+import { bundleIndexWorker } from '../helpers/indexWorker.js';
+import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { repoRoot } from '../helpers/shared.js';
 import { writeWideVis, type WideVis } from '../helpers/wideVis.js';
 
@@ -19,27 +18,9 @@ import { writeWideVis, type WideVis } from '../helpers/wideVis.js';
  */
 const CHILDREN = 2000;
 
-interface Served {
-  origin: string;
-  close(): Promise<void>;
-}
-
-async function serve(logdir: string, stores?: StoreCache): Promise<Served> {
-  const app = createApp({ logdir, appDir, stores: stores ?? createStoreCache({ cacheDir: null }) });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1');
-    s.once('listening', () => resolve(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+/** Indexes stay in memory unless `stores` says otherwise: a test run neither reuses nor fills ~/.cache/probeboard. */
+function serve(logdir: string, stores?: StoreCache): Promise<ServedApp> {
+  return serveApp(createApp({ logdir, appDir, stores: stores ?? createStoreCache({ cacheDir: null }) }));
 }
 
 const npu = (page: Page, id: string) => page.locator(`[data-testid="pane-npu"] [data-node-id="${id}"]`);
@@ -63,7 +44,7 @@ function recordChildren(page: Page): string[] {
 describeBrowser('viewer at scale in Chromium', () => {
   let browser: Browser;
   let logdir: string;
-  let server: Served;
+  let server: ServedApp;
   let wide: WideVis;
   const pageErrors: string[] = [];
 
@@ -264,15 +245,7 @@ describeBrowser('viewer at scale in Chromium', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'probeboard-indexing-'));
     writeWideVis(path.join(dir, 'big.vis'), { children: 20_000 });
     // The index job runs in a worker thread only from a bundle (from TypeScript sources it runs before answering).
-    const indexWorkerScript = path.join(dir, 'worker', 'indexWorker.js');
-    await build({
-      entryPoints: [path.join(repoRoot, 'server/store/visJsonIndex/indexWorker.ts')],
-      outfile: indexWorkerScript,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      logLevel: 'warning',
-    });
+    const indexWorkerScript = await bundleIndexWorker(path.join(dir, 'worker'));
     // Tiny reads make indexing slow enough to watch; every file goes through the indexing job.
     const slow = await serve(dir, createStoreCache({ cacheDir: null, inThreadBytes: 0, chunkSize: 512, indexWorkerScript }));
     try {

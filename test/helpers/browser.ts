@@ -1,11 +1,10 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { describe } from 'vitest';
 import { createApp } from '../../server/http/app.js';
+import { serveApp } from './serveApp.js';
 import { repoRoot } from './shared.js';
 
 /**
@@ -48,21 +47,11 @@ export interface TestServer {
 export async function startTestServer(fixtureDirs: string[]): Promise<TestServer> {
   const logdir = mkdtempSync(path.join(os.tmpdir(), 'probeboard-e2e-'));
   for (const dir of fixtureDirs) cpSync(path.join(repoRoot, dir), path.join(logdir, path.basename(dir)), { recursive: true });
-  const app = createApp({ logdir, appDir });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(0, '127.0.0.1');
-    s.once('listening', () => resolve(s));
-    s.once('error', reject);
-  });
-  const { port } = server.address() as AddressInfo;
+  const served = await serveApp(createApp({ logdir, appDir }));
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: served.origin,
     logdir,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }).finally(() => rmSync(logdir, { recursive: true, force: true })),
+    close: () => served.close().finally(() => rmSync(logdir, { recursive: true, force: true })),
   };
 }
 

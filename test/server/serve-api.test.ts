@@ -1,6 +1,4 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,16 +8,17 @@ import { createApp } from '../../server/http/app.js';
 import { createStoreCache } from '../../server/store/openStore.js';
 import { CONTENT_SECURITY_POLICY } from '../../server/http/security.js';
 import { rawGet } from '../helpers/httpGet.js';
+import { LEGACY_COMPARE_META } from '../helpers/legacyCompare.js';
+import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { repoRoot } from '../helpers/shared.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/vis');
 let tmp: string;
 let logdir: string;
-let server: Server;
-let port: number;
+let served: ServedApp;
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
-const get = (p: string, headers?: Record<string, string>) => rawGet(port, p, headers);
+const get = (p: string, headers?: Record<string, string>) => rawGet(served.port, p, headers);
 
 /** A log dir that exercises the scanner: root files, nested runs, natural order, bad files, links in and out. */
 function populate(): void {
@@ -63,15 +62,12 @@ beforeAll(async () => {
   const appDir = path.join(tmp, 'app');
   mkdirSync(appDir);
   writeFileSync(path.join(appDir, 'index.html'), '<!doctype html><title>probeboard test app</title>');
-  const app = createApp({ logdir, appDir, lang: 'en', stores: createStoreCache({ cacheDir: path.join(tmp, 'cache') }) });
-  server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  port = (server.address() as AddressInfo).port;
+  const stores = createStoreCache({ cacheDir: path.join(tmp, 'cache') });
+  served = await serveApp(createApp({ logdir, appDir, lang: 'en', stores }));
 });
 
 afterAll(async () => {
-  await new Promise((r) => server?.close(r));
+  await served?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -118,17 +114,7 @@ describe('GET /api/graph/meta', () => {
     const res = await get(`/api/graph/meta?${q({ run: '.', tag: 'legacy_compare' })}`);
     expect(res.status).toBe(200);
     const meta = res.json as GraphMeta;
-    expect(meta).toMatchObject({
-      run: '.',
-      tag: 'legacy_compare',
-      format: 'vis',
-      graphType: 'compare',
-      task: 'summary',
-      microSteps: 5,
-      overflowCheck: true,
-      roots: { npu: 'AddThree_0', bench: 'AddThree_0' },
-      nodeCounts: { npu: 12, bench: 10 },
-    });
+    expect(meta).toMatchObject({ run: '.', tag: 'legacy_compare', format: 'vis', ...LEGACY_COMPARE_META });
     expect(meta.toolTips).toEqual({ shape: '数' });
     expect(meta.colors.find((c) => c.color === '#FF704D')?.value).toEqual([0.8, 1]);
   });
@@ -313,7 +299,7 @@ describe('never serves outside the log dir', () => {
     const res = await get('/api/runs', { Host: 'evil.example:6008' });
     expect(res.status).toBe(403);
     expect(res.json.error).toMatch(/evil\.example/);
-    expect((await get('/api/runs', { Host: `localhost:${port}` })).status).toBe(200);
+    expect((await get('/api/runs', { Host: `localhost:${served.port}` })).status).toBe(200);
   });
 });
 

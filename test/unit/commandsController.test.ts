@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { NodeSummary, Side } from '../../src/core/api/types.js';
 import { fit, initialView, viewportRect } from '../../src/app/commands/viewport.js';
 import { PaneController } from '../../src/app/pane/paneController.js';
-import { inlineLayoutRunner, type LayoutRunner } from '../../src/app/pane/layoutRunner.js';
 import { createPaneStore } from '../../src/app/pane/paneStore.js';
 import { contains, locate, sceneBounds } from '../../src/core/layout/scene.js';
 import { approximateTextMeasurer } from '../../src/core/layout/textMeasure.js';
+import { recordingRunner } from '../helpers/layoutRunner.js';
 import { sceneProblems } from './layoutInvariants.js';
 
 /** A root with 30 modules of 12 leaves each; module 29 holds a nested module, so a deep reveal has 3 levels. */
@@ -35,18 +35,6 @@ function fakeServer() {
     return answer;
   };
   return { fetcher, calls };
-}
-
-function recordingRunner(): LayoutRunner & { batches: string[][] } {
-  const batches: string[][] = [];
-  return {
-    batches,
-    run: (groups, params) => {
-      batches.push(groups.map((g) => g.id));
-      return inlineLayoutRunner.run(groups, params);
-    },
-    dispose: () => {},
-  };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -4,12 +4,12 @@ import { pageLoaded, placeChild, realAncestors, splitPath, splitPositions } from
 import { expand } from '../../src/app/commands/expansion.js';
 import { treeForRoot } from '../../src/app/commands/treeState.js';
 import { viewportRect } from '../../src/app/commands/viewport.js';
-import { inlineLayoutRunner, type LayoutRunner } from '../../src/app/pane/layoutRunner.js';
 import { PaneController, type PageRequest } from '../../src/app/pane/paneController.js';
 import { createPaneStore } from '../../src/app/pane/paneStore.js';
 import { splitId } from '../../src/core/layout/groupSplit.js';
 import { contains, locate, visibleNodes } from '../../src/core/layout/scene.js';
 import { approximateTextMeasurer } from '../../src/core/layout/textMeasure.js';
+import { recordingRunner } from '../helpers/layoutRunner.js';
 import { sceneProblems } from './layoutInvariants.js';
 
 const node = (id: string, childCount = 0): NodeSummary => ({
@@ -49,18 +49,6 @@ function server(paged = true) {
     return { node: id, children: all.slice(page.offset, page.offset + page.limit), total: all.length };
   };
   return { fetcher, calls };
-}
-
-function recordingRunner(): LayoutRunner & { batches: string[][] } {
-  const batches: string[][] = [];
-  return {
-    batches,
-    run: (groups, params) => {
-      batches.push(groups.map((g) => g.id));
-      return inlineLayoutRunner.run(groups, params);
-    },
-    dispose: () => {},
-  };
 }
 
 const settle = async () => {

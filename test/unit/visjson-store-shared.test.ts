@@ -1,20 +1,11 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VisJsonStore } from '../../server/store/visJson/visJsonStore.js';
-import { describeShared, repoRoot, sharedDataDir } from '../helpers/shared.js';
+import { describeSharedVisFiles, repoRoot, visFilesUnder } from '../helpers/shared.js';
 import { expectStoreMatchesFile } from '../helpers/visOracle.js';
 
 /** Every real `.vis` we have, read through the store and compared with the file field by field. */
-
-function visFilesUnder(dir: string, depth = 4): string[] {
-  if (!existsSync(dir) || depth < 0) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return visFilesUnder(p, depth - 1);
-    return e.isFile() && e.name.endsWith('.vis') ? [p] : [];
-  });
-}
 
 function checkAll(files: string[], base: string) {
   for (const file of files) {
@@ -27,20 +18,7 @@ function checkAll(files: string[], base: string) {
   }
 }
 
-describeShared('store reads every .vis in ../shared/data', () => {
-  const data = sharedDataDir()!;
-  const legacy = visFilesUnder(path.join(data, 'vis'), 0);
-  const golden = readdirSync(path.join(data, 'golden')).flatMap((c) =>
-    readdirSync(path.join(data, 'golden', c))
-      .filter((d) => d.startsWith('vis-'))
-      .flatMap((d) => visFilesUnder(path.join(data, 'golden', c, d), 0)),
-  );
-  it('finds the files the data README promises', () => {
-    expect(legacy).toHaveLength(2);
-    expect(golden.length).toBeGreaterThanOrEqual(32);
-  });
-  checkAll([...legacy, ...golden], data);
-});
+describeSharedVisFiles('store reads every .vis in ../shared/data', checkAll);
 
 const examples = visFilesUnder(path.join(repoRoot, 'examples'));
 (examples.length > 0 ? describe : describe.skip)('store reads every .vis in examples/', () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GraphFileError } from '../../server/store/graphStore.js';
 import { VisJsonStore } from '../../server/store/visJson/visJsonStore.js';
+import { LEGACY_COMPARE_META } from '../helpers/legacyCompare.js';
 import { repoRoot } from '../helpers/shared.js';
 import { expectStoreMatchesFile } from '../helpers/visOracle.js';
 
@@ -31,16 +32,7 @@ describe('legacy compare file (msprobe-format.md §5.2)', () => {
   const meta = store.meta();
 
   it('meta: counts, micro steps, upper-cased colour keys, grey string value, decoded tooltips', () => {
-    expect(meta).toMatchObject({
-      graphType: 'compare',
-      task: 'summary',
-      microSteps: 5,
-      overflowCheck: true,
-      roots: { npu: 'AddThree_0', bench: 'AddThree_0' },
-      nodeCounts: { npu: 12, bench: 10 },
-      steps: [0],
-      ranks: [0],
-    });
+    expect(meta).toMatchObject({ ...LEGACY_COMPARE_META, steps: [0], ranks: [0] });
     expect(meta.colors.map((c) => c.color)).toEqual(['#FFFCF3', '#FFEDBE', '#FFDC7F', '#FFC62E', '#FF704D', '#C7C7C7']);
     expect(meta.colors[0].value).toEqual([0, 0.2]);
     expect(meta.colors[5].value).toBe('无匹配节点');

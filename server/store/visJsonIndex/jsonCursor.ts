@@ -136,6 +136,74 @@ export class JsonCursor {
     return c;
   }
 
+  /*
+   * Walking a container the scanner descends into (one place for the separators, so every walk refuses bad input
+   * with skipValue's, and parsePyJson's, messages):
+   *
+   *   if (!c.openObject()) return;
+   *   do { const key = c.key(); …read or skip the value… } while (c.nextMember());
+   */
+
+  /** At a '{': consumes it; false if the object is empty (then consumed whole). */
+  openObject(): boolean {
+    return this.open(0x7d);
+  }
+
+  /** At a '[': consumes it; false if the array is empty (then consumed whole). */
+  openArray(): boolean {
+    return this.open(0x5d);
+  }
+
+  /** After a member's value: true past a ',', false past the closing '}'. */
+  nextMember(): boolean {
+    return this.more(0x7d);
+  }
+
+  /** After an element: true past a ',', false past the closing ']'. */
+  nextElement(): boolean {
+    return this.more(0x5d);
+  }
+
+  private open(close: number): boolean {
+    this.p++;
+    if (this.next() !== close) return true;
+    this.p++;
+    return false;
+  }
+
+  private more(close: number): boolean {
+    const ch = this.next();
+    if (ch === 0x2c) {
+      this.p++;
+      return true;
+    }
+    if (ch === close) {
+      this.p++;
+      return false;
+    }
+    return this.fail(`expected ',' or '${String.fromCharCode(close)}', found ${this.describe()}`);
+  }
+
+  /** A member's key, left as the span (bytes compared without building a string); the colon is not consumed. */
+  keySpan(): void {
+    if (this.next() !== 0x22) this.fail(`expected a key string, found ${this.describe()}`);
+    this.readStringSpan();
+  }
+
+  /** Consumes the ':' after a key. A refill here moves the key's span, so read the span first. */
+  colon(): void {
+    if (this.ws() !== 0x3a) this.fail(`expected ':' after key, found ${this.describe()}`);
+    this.p++;
+  }
+
+  /** A member's key, decoded, and its colon. */
+  key(): string {
+    this.keySpan();
+    const key = this.spanText();
+    this.colon();
+    return key;
+  }
+
   /** Ensures buf[p..p+n) is loaded unless the file ends first. */
   ensure(n: number): void {
     while (this.end - this.p < n && !this.eof) this.refill(this.p);
@@ -195,7 +263,10 @@ export class JsonCursor {
     return JSON.parse(`"${this.spanAscii ? latin1(raw) : utf8.decode(raw)}"`) as string;
   }
 
-  /** Skips a string without keeping it (the hot path for input/output items). */
+  /**
+   * Skips a string without keeping it: the hot path for input/output items. Kept apart from readStringSpan on
+   * purpose: not tracking escapes and high bytes saves ~6% of the indexing time.
+   */
   skipString(): void {
     let p = this.p + 1;
     for (;;) {

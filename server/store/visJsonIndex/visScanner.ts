@@ -1,5 +1,5 @@
 import type { GraphType } from '../../../src/core/api/types.js';
-import { JsonCursor, type ByteSource } from './jsonCursor.js';
+import { JsonCursor, MAX_DEPTH, type ByteSource } from './jsonCursor.js';
 import { readNumberish, readStringOrNull, skipValue } from './jsonValues.js';
 import { SideBuilder, SideShapeError } from './sideBuilder.js';
 import { type SideIndex } from './visIndex.js';
@@ -71,16 +71,9 @@ class TopScan {
   private hasRootOrNode = false;
 
   scan(c: JsonCursor): void {
-    c.p++;
-    let ch = c.next();
-    if (ch === 0x7d) {
-      c.p++;
-      return;
-    }
-    for (;;) {
-      if (ch !== 0x22) c.fail(`expected a key string, found ${c.describe()}`);
-      const key = c.readString();
-      colon(c);
+    if (!c.openObject()) return;
+    do {
+      const key = c.key();
       const v = c.next();
       if (key === 'NPU' || key === 'Bench') {
         let side: SideBuilder | 'other' = 'other';
@@ -101,18 +94,7 @@ class TopScan {
       } else {
         skipValue(c, 1);
       }
-      ch = c.next();
-      if (ch === 0x2c) {
-        c.p++;
-        ch = c.next();
-        continue;
-      }
-      if (ch === 0x7d) {
-        c.p++;
-        return;
-      }
-      c.fail(`expected ',' or '}', found ${c.describe()}`);
-    }
+    } while (c.nextMember());
   }
 
   finish(): ScanResult {
@@ -138,38 +120,15 @@ class TopScan {
   }
 }
 
-function colon(c: JsonCursor): void {
-  if (c.ws() !== 0x3a) c.fail(`expected ':' after key, found ${c.describe()}`);
-  c.p++;
-}
-
 /** A compare side's object: `root`, `node`, anything else skipped. p is at its '{'. */
 function scanSide(c: JsonCursor, b: SideBuilder, depth: number): void {
-  c.p++;
-  let ch = c.next();
-  if (ch === 0x7d) {
-    c.p++;
-    return;
-  }
-  for (;;) {
-    if (ch !== 0x22) c.fail(`expected a key string, found ${c.describe()}`);
-    const key = c.readString();
-    colon(c);
+  if (!c.openObject()) return;
+  do {
+    const key = c.key();
     const v = c.next();
     if (key === 'root' || key === 'node') sideMember(c, b, key, v, depth + 1);
     else skipValue(c, depth + 1);
-    ch = c.next();
-    if (ch === 0x2c) {
-      c.p++;
-      ch = c.next();
-      continue;
-    }
-    if (ch === 0x7d) {
-      c.p++;
-      return;
-    }
-    c.fail(`expected ',' or '}', found ${c.describe()}`);
-  }
+  } while (c.nextMember());
 }
 
 /** The value of a side's `root` or `node` key; v is its first byte. Repeated keys: the last one counts. */
@@ -192,48 +151,28 @@ function sideMember(c: JsonCursor, b: SideBuilder, key: 'root' | 'node', v: numb
 
 /** `{ "<id>": NODE, … }`; p is at its '{'. */
 function scanNodeMap(c: JsonCursor, b: SideBuilder, depth: number): void {
-  c.p++;
-  let ch = c.next();
-  if (ch === 0x7d) {
-    c.p++;
-    return;
-  }
-  for (;;) {
-    if (ch !== 0x22) c.fail(`expected a key string, found ${c.describe()}`);
-    c.readStringSpan();
+  if (!c.openObject()) return;
+  do {
+    c.keySpan();
     b.addEntry(c);
-    colon(c);
+    c.colon();
     if (c.next() === 0x7b) scanNode(c, b, depth + 1);
     else {
       skipValue(c, depth + 1);
       b.entryNotObject();
     }
-    ch = c.next();
-    if (ch === 0x2c) {
-      c.p++;
-      ch = c.next();
-      continue;
-    }
-    if (ch === 0x7d) {
-      c.p++;
-      return;
-    }
-    c.fail(`expected ',' or '}', found ${c.describe()}`);
-  }
+  } while (c.nextMember());
 }
 
 /** One node object; p is at its '{'. */
 function scanNode(c: JsonCursor, b: SideBuilder, depth: number): void {
   const startAbs = c.at();
   b.beginNode(startAbs);
-  c.p++;
-  let ch = c.next();
-  if (ch !== 0x7d) {
-    for (;;) {
-      if (ch !== 0x22) c.fail(`expected a key string, found ${c.describe()}`);
-      c.readStringSpan();
+  if (c.openObject()) {
+    do {
+      c.keySpan();
       const field = fieldOf(c);
-      colon(c);
+      c.colon();
       switch (field) {
         case Field.NodeType: {
           const n = readNumberish(c, depth + 1);
@@ -266,17 +205,8 @@ function scanNode(c: JsonCursor, b: SideBuilder, depth: number): void {
         default:
           skipValue(c, depth + 1);
       }
-      ch = c.next();
-      if (ch === 0x2c) {
-        c.p++;
-        ch = c.next();
-        continue;
-      }
-      if (ch === 0x7d) break;
-      c.fail(`expected ',' or '}', found ${c.describe()}`);
-    }
+    } while (c.nextMember());
   }
-  c.p++;
   b.endNode(c.at());
 }
 
@@ -299,89 +229,40 @@ function fieldOf(c: JsonCursor): Field {
 
 /** `subnodes: [...]`: string elements become child references, anything else is skipped (subnodeIds' rule). */
 function scanSubnodes(c: JsonCursor, b: SideBuilder, depth: number): void {
-  c.p++;
-  let ch = c.next();
-  if (ch === 0x5d) {
-    c.p++;
-    return;
-  }
-  for (;;) {
-    if (depth + 1 > 10_000) c.fail('nesting too deep');
-    if (ch === 0x22) {
+  if (!c.openArray()) return;
+  do {
+    if (depth + 1 > MAX_DEPTH) c.fail('nesting too deep');
+    if (c.next() === 0x22) {
       c.readStringSpan();
       b.addChildRef(c);
     } else {
       skipValue(c, depth + 1);
     }
-    ch = c.next();
-    if (ch === 0x2c) {
-      c.p++;
-      ch = c.next();
-      continue;
-    }
-    if (ch === 0x5d) {
-      c.p++;
-      return;
-    }
-    c.fail(`expected ',' or ']', found ${c.describe()}`);
-  }
+  } while (c.nextElement());
 }
 
 /** Skips an array, counting its string elements (matched_node_link's stringList length). */
 function countStrings(c: JsonCursor, depth: number): number {
   let count = 0;
-  c.p++;
-  let ch = c.next();
-  if (ch === 0x5d) {
-    c.p++;
-    return 0;
-  }
-  for (;;) {
-    if (ch === 0x22) {
+  if (!c.openArray()) return 0;
+  do {
+    if (c.next() === 0x22) {
       c.skipString();
       count++;
     } else {
       skipValue(c, depth + 1);
     }
-    ch = c.next();
-    if (ch === 0x2c) {
-      c.p++;
-      ch = c.next();
-      continue;
-    }
-    if (ch === 0x5d) {
-      c.p++;
-      return count;
-    }
-    c.fail(`expected ',' or ']', found ${c.describe()}`);
-  }
+  } while (c.nextElement());
+  return count;
 }
 
 /** `data: {...}`: precision_index and overflow_level, the rest skipped. A repeated key: the last one counts. */
 function scanData(c: JsonCursor, b: SideBuilder, depth: number): void {
-  c.p++;
-  let ch = c.next();
-  if (ch === 0x7d) {
-    c.p++;
-    return;
-  }
-  for (;;) {
-    if (ch !== 0x22) c.fail(`expected a key string, found ${c.describe()}`);
-    const key = c.readString();
-    colon(c);
+  if (!c.openObject()) return;
+  do {
+    const key = c.key();
     if (key === 'precision_index') b.curPrecision = readNumberish(c, depth + 1);
     else if (key === 'overflow_level') b.curOverflow = readStringOrNull(c, depth + 1);
     else skipValue(c, depth + 1);
-    ch = c.next();
-    if (ch === 0x2c) {
-      c.p++;
-      ch = c.next();
-      continue;
-    }
-    if (ch === 0x7d) {
-      c.p++;
-      return;
-    }
-    c.fail(`expected ',' or '}', found ${c.describe()}`);
-  }
+  } while (c.nextMember());
 }

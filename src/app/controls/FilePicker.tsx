@@ -31,11 +31,8 @@ export function FilePicker() {
   // A `.vis.db` holds one graph per step and rank; changing either re-opens the graph (micro step back to ALL).
   const steps = meta?.steps ?? [];
   const ranks = meta?.ranks ?? [];
-  const onStep = (e: ChangeEvent<HTMLSelectElement>) => {
-    if (run !== null && tag !== null) void openFile(run, tag, { step: Number(e.target.value), rank });
-  };
-  const onRank = (e: ChangeEvent<HTMLSelectElement>) => {
-    if (run !== null && tag !== null) void openFile(run, tag, { step, rank: Number(e.target.value) });
+  const reopenAt = (at: { step: number | null; rank: number | null }) => {
+    if (run !== null && tag !== null) void openFile(run, tag, at);
   };
 
   return (
@@ -68,28 +65,22 @@ export function FilePicker() {
         </p>
       )}
       {steps.length > 1 && (
-        <label className="pb-field">
-          <span className="pb-field__label">{t('picker.step')}</span>
-          <select data-testid="step-select" value={step ?? steps[0]} onChange={onStep}>
-            {steps.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NumberSelect
+          label={t('picker.step')}
+          testId="step-select"
+          value={step ?? steps[0]}
+          options={steps}
+          onChange={(s) => reopenAt({ step: s, rank })}
+        />
       )}
       {ranks.length > 1 && (
-        <label className="pb-field">
-          <span className="pb-field__label">{t('picker.rank')}</span>
-          <select data-testid="rank-select" value={rank ?? ranks[0]} onChange={onRank}>
-            {ranks.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NumberSelect
+          label={t('picker.rank')}
+          testId="rank-select"
+          value={rank ?? ranks[0]}
+          options={ranks}
+          onChange={(r) => reopenAt({ step, rank: r })}
+        />
       )}
       <label className="pb-field">
         <span className="pb-field__label">{t('picker.micro')}</span>
@@ -108,5 +99,28 @@ export function FilePicker() {
         </select>
       </label>
     </div>
+  );
+}
+
+interface NumberSelectProps {
+  label: string;
+  testId: string;
+  value: number;
+  options: number[];
+  onChange: (value: number) => void;
+}
+
+function NumberSelect(props: NumberSelectProps) {
+  return (
+    <label className="pb-field">
+      <span className="pb-field__label">{props.label}</span>
+      <select data-testid={props.testId} value={props.value} onChange={(e) => props.onChange(Number(e.target.value))}>
+        {props.options.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -1,6 +1,7 @@
-import { useRef, type KeyboardEvent, type PointerEvent } from 'react';
+import type { KeyboardEvent } from 'react';
 import { useT } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
+import { usePointerDrag } from './usePointerDrag.js';
 
 /** Each pane keeps at least this many pixels, as in tb_graph_ascend, so neither graph can be dragged away. */
 export const MIN_PANE_PX = 200;
@@ -17,24 +18,13 @@ export function Splitter() {
   const t = useT();
   const ratio = useAppStore((s) => s.splitRatio);
   const setRatio = useAppStore((s) => s.setSplitRatio);
-  const dragging = useRef(false);
-
-  const ratioFor = (el: HTMLElement, clientX: number) => {
-    const box = el.parentElement!.getBoundingClientRect();
-    return splitRatioAt(clientX, box.left, box.width);
-  };
-  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
-    dragging.current = true;
-    e.currentTarget.setPointerCapture(e.pointerId);
-    e.preventDefault();
-  };
-  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
-    if (dragging.current) setRatio(ratioFor(e.currentTarget, e.clientX));
-  };
-  const onPointerUp = (e: PointerEvent<HTMLDivElement>) => {
-    dragging.current = false;
-    e.currentTarget.releasePointerCapture(e.pointerId);
-  };
+  const drag = usePointerDrag(
+    () => null,
+    (e) => {
+      const box = e.currentTarget.parentElement!.getBoundingClientRect();
+      setRatio(splitRatioAt(e.clientX, box.left, box.width));
+    },
+  );
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     const step = e.key === 'ArrowLeft' ? -0.02 : e.key === 'ArrowRight' ? 0.02 : 0;
     if (step === 0) return;
@@ -55,10 +45,7 @@ export function Splitter() {
       aria-valuemax={100}
       tabIndex={0}
       data-testid="splitter"
-      onPointerDown={onPointerDown}
-      onPointerMove={onPointerMove}
-      onPointerUp={onPointerUp}
-      onPointerCancel={onPointerUp}
+      {...drag}
       onKeyDown={onKeyDown}
     />
   );

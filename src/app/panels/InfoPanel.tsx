@@ -1,4 +1,5 @@
-import { useRef, useState, type PointerEvent } from 'react';
+import { useState } from 'react';
+import { usePointerDrag } from '../controls/usePointerDrag.js';
 import { useT } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { IoTable } from './IoTable.js';
@@ -10,21 +11,10 @@ type Tab = 'io' | 'node';
 function ResizeHandle() {
   const t = useT();
   const setHeight = useAppStore((s) => s.setInfoHeight);
-  const start = useRef<{ y: number; height: number } | null>(null);
-  const onPointerDown = (e: PointerEvent<HTMLDivElement>) => {
-    start.current = { y: e.clientY, height: useAppStore.getState().infoHeight };
-    e.currentTarget.setPointerCapture(e.pointerId);
-    e.preventDefault();
-  };
-  const onPointerMove = (e: PointerEvent<HTMLDivElement>) => {
-    if (!start.current) return;
-    const max = window.innerHeight - 120;
-    setHeight(Math.min(max, start.current.height + start.current.y - e.clientY));
-  };
-  const onPointerUp = (e: PointerEvent<HTMLDivElement>) => {
-    start.current = null;
-    e.currentTarget.releasePointerCapture(e.pointerId);
-  };
+  const drag = usePointerDrag(
+    (e) => ({ y: e.clientY, height: useAppStore.getState().infoHeight }),
+    (e, start) => setHeight(Math.min(window.innerHeight - 120, start.height + start.y - e.clientY)),
+  );
   return (
     <div
       className="pb-info__resize"
@@ -32,10 +22,7 @@ function ResizeHandle() {
       aria-orientation="horizontal"
       aria-label={t('info.resize')}
       data-testid="info-resize"
-      onPointerDown={onPointerDown}
-      onPointerMove={onPointerMove}
-      onPointerUp={onPointerUp}
-      onPointerCancel={onPointerUp}
+      {...drag}
     />
   );
 }
