@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { CompareProgressBar } from '../compare/compareProgress.js';
 import { runCompareCommand } from '../compare/runCompare.js';
 import type { CliIo } from './program.js';
 
@@ -63,9 +64,10 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
     .option('--diff_analyze', '(-da) first-differing-node analysis of rank directories (JSON output)')
     .addOption(new Option('--framework <name>', 'framework of the NPU dump').choices(['pytorch', 'mindspore']).default('pytorch'))
     .option('--csv', 'write the table as CSV instead of xlsx')
-    .option('--quiet', 'no advisor lines on stdout')
+    .option('--quiet', 'no advisor lines on stdout, no progress bar')
     .action(async (flags: CompareCliFlags) => {
       const info: string[] = [];
+      const progress = new CompareProgressBar(Boolean(flags.quiet));
       const summary = await runCompareCommand({
         inputPath: flags.input_path,
         outputPath: flags.output_path === true ? './output' : flags.output_path,
@@ -81,8 +83,12 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
         framework: flags.framework,
         csv: Boolean(flags.csv),
         info: (line) => info.push(line),
-        warn: (line) => warn(`probeboard: warning: ${line}\n`),
-      });
+        warn: (line) => {
+          progress.clearLine();
+          warn(`probeboard: warning: ${line}\n`);
+        },
+        progress: progress.update,
+      }).finally(() => progress.stop());
       if (!flags.quiet) for (const line of info) say(`${line}\n`);
       const rows = summary.results.reduce((n, r) => n + r.rows, 0);
       const unmatched = summary.results.reduce((n, r) => n + r.unmatched, 0);

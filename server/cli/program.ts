@@ -1,6 +1,13 @@
 import { Command, CommanderError } from 'commander';
+import { MappingFileError } from '../../src/core/compareTable/apiMapping.js';
+import { DumpContentError } from '../../src/core/compareTable/dumpValidation.js';
+import { DumpModeError } from '../../src/core/compare/mode.js';
+import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
+import { NpyFormatError } from '../../src/core/formats/npy.js';
 import { PyJsonError } from '../../src/core/formats/pyJson.js';
+import { TorchPtError } from '../../src/core/formats/torchPtError.js';
 import { GraphFileError } from '../store/graphStore.js';
+import { TensorReadError } from '../workers/tensorFile.js';
 import { moveLeadingFramework } from './argv.js';
 
 /** A problem with how the CLI was called or with its environment: printed as one line, exit code 2. */
@@ -9,6 +16,28 @@ export class UsageError extends Error {
     super(message);
     this.name = 'UsageError';
   }
+}
+
+/**
+ * Problems with what the user handed in, each naming the file (`<file>: <problem>`): a missing or unreadable path,
+ * malformed JSON/YAML/npy, a mapping that does not fit, directories that do not pair up. Exit code 2, like usage
+ * errors; anything else is unexpected (exit code 1).
+ */
+const INPUT_ERRORS = [
+  UsageError,
+  GraphFileError,
+  PyJsonError,
+  DumpFileError,
+  DumpModeError,
+  DumpContentError,
+  MappingFileError,
+  TensorReadError,
+  NpyFormatError,
+  TorchPtError,
+];
+
+function isInputError(e: unknown): e is Error {
+  return INPUT_ERRORS.some((cls) => e instanceof cls);
 }
 
 export type CommandRegistrar = (program: Command) => void;
@@ -58,7 +87,7 @@ export async function runCli(
   } catch (e) {
     // Commander already printed its message through outputError.
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
-    if (e instanceof UsageError || e instanceof GraphFileError || e instanceof PyJsonError) {
+    if (isInputError(e)) {
       io.err(`probeboard: ${oneLine(e.message)}\n`);
       return 2;
     }

@@ -18,6 +18,7 @@ import type { SideDump } from './readSide.js';
 import { readSides, workerScript } from './sideReaders.js';
 import { writeTableInParallel } from './parallelTable.js';
 import type { AdvisorScan } from '../../src/core/compareTable/advisor.js';
+import type { CompareProgress } from './compareProgress.js';
 import { RealMetrics } from './realMetrics.js';
 import { openCsvSink, openXlsxSink, type ResultSink } from './resultSinks.js';
 
@@ -55,6 +56,7 @@ export interface PairIo {
   workerScript?: string | null;
   /** Tables with at least this many rows are written by two threads (tests lower it). */
   parallelRows?: number;
+  progress?: CompareProgress;
 }
 
 /** Below this many rows one thread writes the table (starting workers costs more than it saves). */
@@ -153,6 +155,7 @@ export async function preparePair(job: PairJob, flags: CompareFlags, io: PairIo)
     [job.npuJson, job.benchJson],
     kind === 'dump.json',
     io.workerScript === undefined ? workerScript() : io.workerScript,
+    io.progress && ((done, total) => io.progress!('read', done, total)),
   );
   timing(`read both sides ${(performance.now() - t0).toFixed(0)} ms, ${npu.table.length}+${bench.table.length} rows`);
   const mode = tableMode(npu, bench);
@@ -213,6 +216,7 @@ export async function comparePair(job: PairJob, flags: CompareFlags, io: PairIo)
   const style = flags.highlight ? 'highlight' : 'default';
   const t1 = performance.now();
   let advisor: AdvisorScan;
+  const onProgress = io.progress && ((done: number, total: number) => io.progress!('rows', done, total));
   const script = io.workerScript === undefined ? workerScript() : io.workerScript;
   if (mode !== 'all' && !flags.csv && script && pairs.length >= (io.parallelRows ?? PARALLEL_ROWS)) {
     advisor = await writeTableInParallel({
@@ -227,6 +231,7 @@ export async function comparePair(job: PairJob, flags: CompareFlags, io: PairIo)
       fuzzy: flags.fuzzyMatch,
       style,
       script,
+      onProgress,
     });
   } else {
     const sink: ResultSink = flags.csv
@@ -242,6 +247,7 @@ export async function comparePair(job: PairJob, flags: CompareFlags, io: PairIo)
         highlight,
         realCells: real ? (n, b) => real.cells(npu.table, bench.table, n, b) : undefined,
         sink: (row) => sink.write(row),
+        onProgress,
       });
       await sink.close();
     } catch (e) {

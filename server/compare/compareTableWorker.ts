@@ -14,6 +14,7 @@ import { serializeError } from './workerProtocol.js';
  * - `read`: one dump.json into a table (readSide.ts), posted back with its typed arrays moved, not copied;
  * - `rows`: a contiguous run of result rows turned into sheet XML and compressed as sync-flushed raw deflate
  *   segments into a scratch file, so two threads can write one big table (see parallelTable.ts).
+ * Both post `{ progress: n }` (bytes read, rows written since the last message) before their result.
  */
 
 export interface ReadJob {
@@ -49,7 +50,8 @@ export interface RowsResult {
 
 const SEGMENT_BYTES = 4 << 20;
 
-async function writeRows(job: RowsJob): Promise<RowsResult> {
+/** `onRows`: rows finished since the last call (progress). */
+async function writeRows(job: RowsJob, onRows: (rows: number) => void): Promise<RowsResult> {
   const npu = SideTable.fromMessage(job.npu);
   const bench = SideTable.fromMessage(job.bench);
   const stacks = job.stacks ? StackTable.fromMessage(job.stacks) : null;
@@ -70,6 +72,7 @@ async function writeRows(job: RowsJob): Promise<RowsResult> {
       pos = 0;
     };
     let rowNumber = part.firstRowNumber;
+    let reported = 0;
     try {
       const advisor = await streamTable({
         ctx: { mode: job.mode, npu, bench, stacks, fuzzy: job.fuzzy },
@@ -77,6 +80,10 @@ async function writeRows(job: RowsJob): Promise<RowsResult> {
         pairs: { length: part.npuRows.length, npu: part.npuRows, bench: part.benchRows },
         highlight: job.highlight,
         firstIndex: part.firstIndex,
+        onProgress: (done) => {
+          onRows(done - reported);
+          reported = done;
+        },
         sink: (row) => {
           const xml = rowXml(rowNumber++, row.cells, job.style, row.fill);
           if (pos + xml.length * 3 > buf.length) {
@@ -100,10 +107,10 @@ if (parentPort) {
   const job = workerData as ReadJob | RowsJob;
   (async () => {
     if (job.kind === 'read') {
-      const side = readSide(job.file, { validate: job.validate, shared: true });
+      const side = readSide(job.file, { validate: job.validate, shared: true, onBytes: (n) => port.postMessage({ progress: n }) });
       // Shared buffers: the table can then be handed to the row writers without another copy.
       const { message } = side.table.toMessage(true);
       port.postMessage({ ok: { ...side, table: message } });
-    } else port.postMessage({ ok: await writeRows(job) });
+    } else port.postMessage({ ok: await writeRows(job, (rows) => port.postMessage({ progress: rows })) });
   })().catch((e: unknown) => port.postMessage({ error: serializeError(e) }));
 }

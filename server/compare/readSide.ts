@@ -4,6 +4,7 @@ import { DumpJsonScanner } from '../../src/core/compareTable/dumpJsonScanner.js'
 import { isFormulaLike, validateDumpEntry } from '../../src/core/compareTable/dumpValidation.js';
 import { fastEntryRows } from '../../src/core/compareTable/fastEntry.js';
 import { opRows } from '../../src/core/compareTable/opRows.js';
+import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
 import type { SideTable } from '../../src/core/compareTable/sideTable.js';
 import { SideTableBuilder } from '../../src/core/compareTable/sideTableBuilder.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
@@ -49,9 +50,26 @@ function firstTypeFramework(v: PyValue, depth = 0): 'pytorch' | 'mindspore' | nu
   return null;
 }
 
-/** `shared`: the finished table's buffers are SharedArrayBuffers (to be read by several threads). */
-export function readSide(file: string, options: { validate: boolean; shared?: boolean } = { validate: true }): SideDump {
-  const size = fs.statSync(file).size;
+/** A file-system call on the dump.json, its failure reported as a problem of that file. */
+function fileCall<T>(file: string, call: () => T): T {
+  try {
+    return call();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new DumpFileError(file, code === 'ENOENT' ? 'not found' : `cannot be read (${code ?? e})`);
+  }
+}
+
+export interface ReadSideOptions {
+  validate: boolean;
+  /** The finished table's buffers are SharedArrayBuffers (to be read by several threads). */
+  shared?: boolean;
+  /** Called after each chunk read, with that chunk's byte count (progress). */
+  onBytes?: (bytes: number) => void;
+}
+
+export function readSide(file: string, options: ReadSideOptions = { validate: true }): SideDump {
+  const size = fileCall(file, () => fs.statSync(file).size);
   const builder = new SideTableBuilder(Math.max(1024, Math.round(size / 280)), options.shared ?? false);
   const top = new Map<string, PyValue>();
   let md5 = false;
@@ -84,7 +102,7 @@ export function readSide(file: string, options: { validate: boolean; shared?: bo
       for (const row of opRows(key, value, file)) builder.addRow(api, row);
     },
   });
-  const fd = fs.openSync(file, 'r');
+  const fd = fileCall(file, () => fs.openSync(file, 'r'));
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
     for (;;) {
@@ -92,6 +110,7 @@ export function readSide(file: string, options: { validate: boolean; shared?: bo
       if (n === 0) break;
       // The scanner copies whatever it keeps, so the read buffer can be reused.
       scanner.push(buf.subarray(0, n));
+      options.onBytes?.(n);
     }
     scanner.end();
   } finally {

@@ -55,7 +55,7 @@ class XlsxSink implements ResultSink {
     const plan = sheetPlan(totalRows, style, rowLimit);
     const sink = new XlsxSink(fd, zip, header, plan);
     try {
-      for (const [name, xml] of packageParts(plan.names)) await zip.add(name, xml);
+      for (const [name, xml] of packageParts(plan.names)) zip.add(name, xml);
       await sink.nextSheet();
     } catch (e) {
       sink.abandon();

@@ -6,6 +6,7 @@ import { OutputDir, runTimestamp } from '../graph/outputFiles.js';
 import { createTensorPool } from '../workers/tensorPool.js';
 import { readCompareInput } from './compareInput.js';
 import { comparePair, type CompareFlags, type PairIo, type PairResult } from './comparePair.js';
+import type { CompareProgress } from './compareProgress.js';
 import { runDiffAnalyze } from './diffAnalyze.js';
 import { isDir, isFile, mixChildren, rankPairs, sharedSubdirs } from './rankDirs.js';
 
@@ -28,6 +29,8 @@ export interface CompareCommandOptions extends CompareFlags {
   /** Worker entry for parallel reading/writing (default: the bundled one; null: one thread). */
   workerScript?: string | null;
   parallelRows?: number;
+  /** Bytes read and rows written, as the run goes (the CLI's progress bar). */
+  progress?: CompareProgress;
 }
 
 export interface CompareRunSummary {
@@ -72,6 +75,7 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
     provider,
     workerScript: o.workerScript,
     parallelRows: o.parallelRows,
+    progress: o.progress,
   });
 
   try {

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { WORKER_LIMITS } from './workerProtocol.js';
@@ -25,11 +25,12 @@ export function workerScript(): string | null {
   return null;
 }
 
-function readInWorker(script: string, file: string, validate: boolean): Promise<SideDump> {
+function readInWorker(script: string, file: string, validate: boolean, onBytes: (n: number) => void): Promise<SideDump> {
   return new Promise((resolve, reject) => {
     const w = new Worker(script, { workerData: { kind: 'read', file, validate }, resourceLimits: WORKER_LIMITS });
     let settled = false;
-    w.once('message', (msg: { ok?: SideDump & { table: SideTableMessage }; error?: SerializedError }) => {
+    w.on('message', (msg: { ok?: SideDump & { table: SideTableMessage }; error?: SerializedError; progress?: number }) => {
+      if (msg.progress !== undefined) return onBytes(msg.progress);
       settled = true;
       if (msg.error) reject(deserializeError(msg.error));
       else resolve({ ...msg.ok!, table: SideTable.fromMessage(msg.ok!.table) });
@@ -44,14 +45,32 @@ function readInWorker(script: string, file: string, validate: boolean): Promise<
   });
 }
 
-/** `script`: the bundled worker (default: found next to this bundle; null = read in this thread). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0; // reading it reports the problem
+  }
+}
+
+/**
+ * `script`: the bundled worker (default: found next to this bundle; null = read in this thread). `onProgress`:
+ * bytes read of both files together.
+ */
 export async function readSides(
   files: [string, string],
   validate: boolean,
   script: string | null = workerScript(),
+  onProgress?: (done: number, total: number) => void,
 ): Promise<[SideDump, SideDump]> {
-  if (!script) return [readSide(files[0], { validate }), readSide(files[1], { validate })];
-  const [a, b] = await Promise.allSettled(files.map((f) => readInWorker(script, f, validate)));
+  const total = fileSize(files[0]) + fileSize(files[1]);
+  let done = 0;
+  const onBytes = (n: number) => {
+    done += n;
+    onProgress?.(done, total);
+  };
+  if (!script) return [readSide(files[0], { validate, onBytes }), readSide(files[1], { validate, onBytes })];
+  const [a, b] = await Promise.allSettled(files.map((f) => readInWorker(script, f, validate, onBytes)));
   if (a.status === 'rejected') throw a.reason;
   if (b.status === 'rejected') throw b.reason;
   return [a.value, b.value];

@@ -2,10 +2,13 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
 import { build } from 'esbuild';
+import { Writable } from 'node:stream';
 import { registerCompareCommand } from '../../server/cli/compare.js';
 import { runCli, type CliIo } from '../../server/cli/program.js';
 import { registerTensorCommand } from '../../server/cli/tensor.js';
+import { CompareProgressBar } from '../../server/compare/compareProgress.js';
 import { readSide } from '../../server/compare/readSide.js';
 import { readSides } from '../../server/compare/sideReaders.js';
 import { openXlsxSink } from '../../server/compare/resultSinks.js';
@@ -16,8 +19,8 @@ import { repoRoot, sharedDataDir } from '../helpers/shared.js';
 import { bookDifferences, readBook } from './compare-table-helpers.js';
 
 /**
- * The `compare` and `tensor` command lines (msprobe's spellings), bad input (one line naming the file, non-zero exit,
- * no files left behind), worker-thread reading, and the streaming xlsx writer's sheet split.
+ * The `compare` and `tensor` command lines (msprobe's spellings), bad input (one line naming the file, exit code 2,
+ * no files left behind), the progress bar, worker-thread reading, and the streaming xlsx writer's sheet split.
  */
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'pb-compare-cli-'));
@@ -84,23 +87,28 @@ describe('probeboard compare (command line)', () => {
     expect(diff.out).toMatch(/ErrorCnt:\s+1/);
     expect(diff.out).toMatch(/\(1, 1\)\s+4\s+5\s+1/);
     const bad = await cli(['tensor', 'show', 'missing.npy'], dir);
-    expect(bad.code).not.toBe(0);
+    expect(bad.code).toBe(2);
     expect(bad.err).toBe('probeboard: missing.npy: not found\n');
+    writeFileSync(path.join(dir, 'junk.npy'), 'not numpy at all');
+    const junk = await cli(['tensor', 'show', 'junk.npy'], dir);
+    expect(junk.code).toBe(2);
+    expect(junk.err).toMatch(/^probeboard: junk\.npy: not a \.npy file \(bad magic\)\n$/);
   });
 
   it('-am with pytorch is refused', async () => {
     const dir = summaryCase('am');
     const r = await cli(['compare', '-i', 'compare.json', '-o', 'out', '-am'], dir);
-    expect(r.code).not.toBe(0);
+    expect(r.code).toBe(2);
     expect(r.err).toMatch(/^probeboard: .*-cm or -am is not supported in PyTorch framework\n$/);
   });
 });
 
-describe('bad input: one line, non-zero exit, nothing left behind', () => {
+describe('bad input: one line naming the file, exit code 2, nothing left behind', () => {
   async function expectFailure(dir: string, argv: string[], pattern: RegExp): Promise<void> {
     const r = await cli(argv, dir);
-    expect(r.code).not.toBe(0);
+    expect(r.code, r.err).toBe(2);
     expect(r.err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(r.err).toMatch(/^probeboard: \S.*: .+\n$/);
     expect(r.err).toMatch(pattern);
     const out = path.join(dir, 'out');
     // The output directory this run created is gone again (nothing half-written).
@@ -118,6 +126,45 @@ describe('bad input: one line, non-zero exit, nothing left behind', () => {
     await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], new RegExp(`npu/dump\\.json:${at + 1}:${column}: unexpected ':'`));
   });
 
+  it('compare.json missing, not JSON, or not naming two dumps', async () => {
+    const dir = summaryCase('compare-json');
+    await expectFailure(dir, ['compare', '-i', 'nope.json', '-o', 'out'], /nope\.json: compare\.json not found/);
+    writeFileSync(path.join(dir, 'broken.json'), '{"npu_path": "npu/dump.json",');
+    await expectFailure(dir, ['compare', '-i', 'broken.json', '-o', 'out'], /broken\.json:1:\d+: /);
+    writeFileSync(path.join(dir, 'half.json'), JSON.stringify({ npu_path: 'npu/dump.json' }));
+    await expectFailure(dir, ['compare', '-i', 'half.json', '-o', 'out'], /half\.json: 'bench_path' is missing/);
+    writeFileSync(path.join(dir, 'mixed.json'), JSON.stringify({ npu_path: 'npu/dump.json', bench_path: 'bench' }));
+    await expectFailure(dir, ['compare', '-i', 'mixed.json', '-o', 'out'], /mixed\.json: npu_path and bench_path must both be/);
+  });
+
+  it('an output path that is a file', async () => {
+    const dir = summaryCase('out-file');
+    writeFileSync(path.join(dir, 'taken'), '');
+    const r = await cli(['compare', '-i', 'compare.json', '-o', 'taken'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^probeboard: .*taken: The output path exists and is not a directory\.\n$/);
+  });
+
+  it('an unknown flag is a usage error', async () => {
+    const dir = summaryCase('flag');
+    const r = await cli(['compare', '-i', 'compare.json', '-o', 'out', '--no-such-flag'], dir);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^probeboard: error: unknown option '--no-such-flag'\n$/);
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('an unexpected internal error exits 1', async () => {
+    let err = '';
+    const io: CliIo = { out: () => undefined, err: (t) => (err += t) };
+    const boom = (p: Command) => {
+      p.command('boom').action(() => {
+        throw new Error('internal invariant broken');
+      });
+    };
+    expect(await runCli(['boom'], [boom], io)).toBe(1);
+    expect(err).toBe('probeboard: internal invariant broken\n');
+  });
+
   it('truncated dump.json', async () => {
     const dir = summaryCase('truncated');
     const file = path.join(dir, 'bench/dump.json');
@@ -129,6 +176,13 @@ describe('bad input: one line, non-zero exit, nothing left behind', () => {
     const dir = summaryCase('missing');
     rmSync(path.join(dir, 'bench/dump.json'));
     await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/dump\.json: not found/);
+  });
+
+  it('mapping yaml that is missing or not YAML', async () => {
+    const dir = summaryCase('dmyaml');
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out', '-dm', 'none.yaml'], /none\.yaml: mapping file not found/);
+    writeFileSync(path.join(dir, 'broken.yaml'), 'a: [1, 2\n');
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out', '-dm', 'broken.yaml'], /broken\.yaml: not valid YAML/);
   });
 
   it('mapping yaml with an unknown key or an index out of range', async () => {
@@ -193,6 +247,68 @@ describe('bad input: one line, non-zero exit, nothing left behind', () => {
     const r = await cli(['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out'], dir);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/warning: .*bench\/dump_tensor_data\/Tensor\.reshape\.0\.forward\.output\.0\.npy: not found/);
+  });
+});
+
+describe('progress bar', () => {
+  /** A terminal-like stream that keeps what is written. */
+  function fakeTerminal(): { stream: NodeJS.WriteStream; text: () => string } {
+    let text = '';
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        text += String(chunk);
+        done();
+      },
+    }) as unknown as NodeJS.WriteStream;
+    Object.assign(stream, { isTTY: true, columns: 100 });
+    return { stream, text: () => text };
+  }
+
+  it('shows phases once the run is past the delay, and clears itself', () => {
+    const t = fakeTerminal();
+    const bar = new CompareProgressBar(false, t.stream, -1);
+    bar.update('read', 3e6, 10e6);
+    expect(t.text()).toMatch(/compare \[.*\] 30% \| reading dump\.json 3\/10 MB/);
+    // redraws are throttled; stopping draws the last state, then clears the line
+    bar.update('rows', 500, 1000);
+    bar.stop();
+    expect(t.text()).toMatch(/50% \| writing rows 500\/1000/);
+    expect(t.text()).toMatch(/\x1b\[2K$/);
+  });
+
+  it('stays silent with --quiet and for runs under the delay', () => {
+    for (const [quiet, delay] of [[true, -1], [false, 60_000]] as const) {
+      const t = fakeTerminal();
+      const bar = new CompareProgressBar(quiet, t.stream, delay);
+      bar.update('rows', 1, 2);
+      bar.stop();
+      expect(t.text()).toBe('');
+    }
+  });
+
+  it('the compare command reports reading and rows to its listener', async () => {
+    const dir = summaryCase('progress');
+    const seen: Array<[string, number, number]> = [];
+    await runCompareCommand({
+      cwd: dir,
+      inputPath: 'compare.json',
+      outputPath: 'out',
+      stackMode: false,
+      compareOnly: true,
+      fuzzyMatch: false,
+      highlight: false,
+      diffAnalyze: false,
+      csv: false,
+      framework: 'pytorch',
+      info: () => undefined,
+      warn: () => undefined,
+      progress: (phase, done, total) => seen.push([phase, done, total]),
+    });
+    const read = seen.filter(([p]) => p === 'read');
+    const rows = seen.filter(([p]) => p === 'rows');
+    expect(read.at(-1)![1]).toBe(read.at(-1)![2]);
+    expect(read.at(-1)![2]).toBeGreaterThan(0);
+    expect(rows.at(-1)![1]).toBe(rows.at(-1)![2]);
   });
 });
 
@@ -275,6 +391,21 @@ describe('worker-thread reading and the xlsx writer', () => {
         expect(readFileSync(path.join(out, mine), 'utf8'), `${name} ${g}`).toBe(readFileSync(path.join(goldenDir, g), 'utf8'));
       }
     }
+  });
+
+  it('the zip container (fflate) is reproducible: the same table gives the same bytes', async () => {
+    const write = async (file: string) => {
+      const sink = await openXlsxSink(file, ['NPU Name', 'Value'], 3, 'default');
+      for (let i = 0; i < 3; i++) await sink.write({ cells: [`row${i}`, i], state: 'input', apiKey: 'A', fill: null, npu: i, bench: i });
+      await sink.close();
+      return readFileSync(file);
+    };
+    const a = await write(path.join(work, 'same-a.xlsx'));
+    const b = await write(path.join(work, 'same-b.xlsx'));
+    expect(a.equals(b)).toBe(true);
+    // DOS date 1980-01-01 00:00 in the first local header (offsets 10–13)
+    expect(a.readUInt32LE(10)).toBe((1 << 21) | (1 << 16));
+    expect(Object.values(await readBook(path.join(work, 'same-a.xlsx')))[0].map((r) => r[0].v)).toEqual(['NPU Name', 'row0', 'row1', 'row2']);
   });
 
   it('splits into equal part_N sheets past the row limit, every row kept in order', async () => {
