@@ -9,6 +9,7 @@ const entryPoints = [
   // Found at run time next to the bundle: dist/server/store/visJsonIndex/indexWorker.js (outbase is server/).
   'server/store/visJsonIndex/indexWorker.ts',
   'server/compare/compareTableWorker.ts',
+  'server/graph/dbWriterWorker.ts',
 ].filter((p) => existsSync(p));
 await build({
   entryPoints,
