@@ -1,8 +1,20 @@
-import { buildGraph } from '../../src/core/build/buildGraph.js';
+import { buildGraph, type DumpDirContents } from '../../src/core/build/buildGraph.js';
 import { pagingByMicroStep } from '../../src/core/build/microSteps.js';
 import { compareGraphsAsync, type TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
 import { buildLayerMapping } from '../../src/core/compare/layerMapping.js';
-import { CROSS_FRAMEWORK_MESSAGE, detectDumpMode, DumpModeError, isCrossFramework } from '../../src/core/compare/mode.js';
+import {
+  CROSS_FRAMEWORK_MESSAGE,
+  detectDumpMode,
+  dumpModeOf,
+  DumpModeError,
+  dumpTaskOfRead,
+  isCrossFramework,
+  type DumpMode,
+  type DumpTask,
+  type Framework,
+} from '../../src/core/compare/mode.js';
+import type { OverflowLevel } from '../../src/core/compare/overflow.js';
+import { dumpTopAsPy } from '../../src/core/formats/dumpJson.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 import type { Graph } from '../../src/core/model/graph.js';
@@ -10,15 +22,16 @@ import { GraphFileError } from '../store/graphStore.js';
 import type { DumpUnit } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
 import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
-import { readDumpDir, type DumpDirRead } from './readDumpDir.js';
+import { readDumpDir, readDumpDirForBuild, type DumpDirRead } from './readDumpDir.js';
 import type { StepContext, UnitResult } from './runStep.js';
 import type { GraphRunSummary } from './runSummary.js';
 
 /**
- * One rank of a compare run, in msprobe's order (msprobe-format.md §2.2, §3): build both graphs, check the
- * frameworks, compare, number micro steps, overflow levels (cross-rank matching and export: runStep).
- * Everything that reads dump.json itself (mode, frameworks, layer mapping, overflow) runs before the build, which
- * reuses the dump's descriptors as node items.
+ * One rank of a compare run, in msprobe's order (msprobe-format.md §2.2, §3): read both dumps, check modes and
+ * frameworks, build both graphs, compare, number micro steps, overflow levels (cross-rank matching and export:
+ * runStep). To keep one dump in memory at a time, each side is read and built before the other is read, and what
+ * the checks need is taken from its dump first; problems are reported in msprobe's order all the same (a side's
+ * build error waits until both sides passed the checks). `-lm` reads both dumps whole, so it reads both first.
  */
 
 export interface CompareSettings {
@@ -31,8 +44,78 @@ export interface CompareSettings {
   tensorMetrics: () => TensorMetricsProvider;
 }
 
+/** One side, read and built; the checks' answers (or their errors, raised later in msprobe's order). */
+interface Side {
+  dumpFile: string;
+  task: DumpTask | DumpModeError;
+  framework: Framework | DumpModeError;
+  levels: Map<string, OverflowLevel> | null;
+  graph: Graph | null;
+  buildError?: unknown;
+}
+
 /** A compare run's rank: both dumps read, checked and built, then compared; micro steps and `-oc` levels. */
 export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Promise<UnitResult> {
+  if (settings.layerMapping) return compareUnitWithMapping(unit, settings, ctx);
+  const T = (globalThis as any).__T ??= (l: string) => { if (!process.env.PB_T) return; const m = process.memoryUsage(); console.error(l, performance.now().toFixed(0), 'rss', (m.rss/1e6).toFixed(0), 'heap', (m.heapUsed/1e6).toFixed(0), '/', (m.heapTotal/1e6).toFixed(0), 'ext', (m.external/1e6).toFixed(0)); };
+  T('start unit');
+  const npu = readSide(unit.npuDir, 'npu', unit, settings, ctx);
+  T('npu done');
+  const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
+  T('bench done');
+  const mode = checkSides(npu, bench, settings);
+  for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;
+  return compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, ctx);
+}
+
+function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Side {
+  const src = readDumpDirForBuild(dir, { overflowLevels: settings.overflowCheck });
+  (globalThis as any).__T?.(' read');
+  const side: Side = {
+    dumpFile: src.dumpFile,
+    task: deferred(() => dumpTaskOfRead(src.head.top, src.head.data, src.md5, which, src.dumpFile)),
+    framework: src.framework,
+    levels: src.levels,
+    graph: null,
+  };
+  try {
+    side.graph = buildSide(src, unit, ctx.sink, ctx.summary);
+  } catch (e) {
+    side.buildError = e;
+  }
+  return side;
+}
+
+function deferred<T>(check: () => T): T | DumpModeError {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof DumpModeError) return e;
+    throw e;
+  }
+}
+
+/** Mode and framework checks of both sides (msprobe's order of messages); the mode. */
+function checkSides(npu: Side, bench: Side, settings: CompareSettings): DumpMode {
+  const files = { npu: npu.dumpFile, bench: bench.dumpFile };
+  try {
+    const take = <T>(v: T | DumpModeError): T => {
+      if (v instanceof DumpModeError) throw v;
+      return v;
+    };
+    const npuTask = take(npu.task);
+    const mode = dumpModeOf(npuTask, take(bench.task), files);
+    if (take(npu.framework) !== take(bench.framework) && !settings.layerMapping) {
+      throw new GraphFileError(settings.compareFile, CROSS_FRAMEWORK_MESSAGE);
+    }
+    return mode;
+  } catch (e) {
+    throw e instanceof DumpModeError ? new GraphFileError(e.file, e.problem) : e;
+  }
+}
+
+/** `-lm` needs both dumps, construct and stack files whole: both sides are read before either is built. */
+async function compareUnitWithMapping(unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Promise<UnitResult> {
   const { sink, summary } = ctx;
   const npuSrc = readDumpDir(unit.npuDir, { keepDumpText: true });
   const benchSrc = readDumpDir(unit.benchDir!, { keepDumpText: true });
@@ -47,14 +130,26 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   } catch (e) {
     throw e instanceof DumpModeError ? new GraphFileError(e.file, e.problem) : e;
   }
-  const layerMapping = settings.layerMapping ? layerMap(npuSrc, benchSrc, settings.layerMapping.yamlText, summary) : null;
+  const layerMapping = layerMap(npuSrc, benchSrc, settings.layerMapping!.yamlText, summary);
   const levels = settings.overflowCheck
     ? { npu: dumpOverflowLevels(npuSrc.dump.data), bench: dumpOverflowLevels(benchSrc.dump.data) }
     : null;
   npuSrc.dumpText = benchSrc.dumpText = undefined;
-
   const npu = buildSide(npuSrc, unit, sink, summary);
   const bench = buildSide(benchSrc, unit, sink, summary);
+  return compareSides(npu, bench, mode, levels?.npu ?? null, levels?.bench ?? null, layerMapping, settings, ctx);
+}
+
+async function compareSides(
+  npu: Graph,
+  bench: Graph,
+  mode: DumpMode,
+  npuLevels: Map<string, OverflowLevel> | null,
+  benchLevels: Map<string, OverflowLevel> | null,
+  layerMapping: Map<string, string> | null,
+  settings: CompareSettings,
+  ctx: StepContext,
+): Promise<UnitResult> {
   const outcome = await compareGraphsAsync(npu, bench, {
     mode,
     fuzzy: settings.fuzzyMatch,
@@ -63,11 +158,10 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
     overflowCheck: false,
     tensorMetrics: mode === 'all' ? settings.tensorMetrics() : undefined,
   });
-  const microSteps = pagingByMicroStep(npu, bench, sink.era);
-  if (levels) {
-    applyOverflowLevels(npu, levels.npu);
-    applyOverflowLevels(bench, levels.bench);
-  }
+  (globalThis as any).__T?.('compared');
+  const microSteps = pagingByMicroStep(npu, bench, ctx.sink.era);
+  if (npuLevels) applyOverflowLevels(npu, npuLevels);
+  if (benchLevels) applyOverflowLevels(bench, benchLevels);
   return {
     npu,
     bench,
@@ -78,19 +172,19 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   };
 }
 
-/** Builds one side; afterwards only the graph holds on to the dump (its descriptors are the items). */
-function buildSide(src: DumpDirRead, unit: DumpUnit, sink: GraphSink, summary: GraphRunSummary): Graph {
+/** Builds one side; afterwards nothing holds on to the dump. */
+function buildSide(src: DumpDirContents, unit: DumpUnit, sink: GraphSink, summary: GraphRunSummary): Graph {
   const { graph, warnings } = buildGraph(src, { era: sink.era, step: unit.step, rank: unit.rank });
   summary.warnings.push(...warnings);
   src.dump.data.clear();
-  src.dump.top.clear();
+  src.stack = new Map();
   return graph;
 }
 
 /** `-lm` (§3.2 c): NPU → Bench dump names; a bad YAML only warns, as in msprobe. */
 function layerMap(npu: DumpDirRead, bench: DumpDirRead, yamlText: string | null, summary: GraphRunSummary): Map<string, string> {
   const side = (s: DumpDirRead) => ({
-    dump: s.dump.top,
+    dump: dumpTopAsPy(s.dump),
     construct: s.construct.parents,
     // Read-only use: the parsed stack.json (names → lines) is what msprobe's old format looks like.
     stack: s.stack as Map<string, PyValue>,

@@ -5,6 +5,7 @@ import { writeVisJson } from '../../src/core/formats/visJson.js';
 import type { Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit } from './dumpLayout.js';
 import { dbFileName, OutputDir, visFileName, writeFileSynced } from './outputFiles.js';
+import { openDbRowTarget } from './dbWorker.js';
 import { VisDbWriter } from './writeDb.js';
 
 /** What one exported (step, rank) carries besides its graphs (msprobe's GraphExportConfig). */
@@ -26,12 +27,13 @@ export interface GraphSink {
   readonly era: FormatEra;
   /** True when a graph's cross-rank results may arrive after the graph itself (`updateDistributed`). */
   readonly streamsRanks: boolean;
-  add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): void;
+  add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void>;
   /** Streaming sinks: the `matched_distributed` of nodes already added (nodes without one are skipped). */
-  updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): void;
+  updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): Promise<void>;
   /** Renames the outputs into place and returns their paths. */
-  commit(): string[];
-  abort(): void;
+  commit(): Promise<string[]>;
+  /** Removes everything written so far. */
+  abort(): Promise<void>;
 }
 
 export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string): GraphSink {
@@ -49,7 +51,7 @@ class VisSink implements GraphSink {
     private readonly ts: string,
   ) {}
 
-  add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): void {
+  async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
     const temp = this.out.reserve(visFileName(this.kind, this.ts, unit.stepDir, unit.rankDir));
     writeFileSynced(temp, (write) =>
       writeVisJson(
@@ -67,15 +69,15 @@ class VisSink implements GraphSink {
     );
   }
 
-  updateDistributed(): void {
+  updateDistributed(): Promise<void> {
     throw new Error('the JSON sink writes whole files: match ranks before add()');
   }
 
-  commit(): string[] {
+  async commit(): Promise<string[]> {
     return this.out.commit();
   }
 
-  abort(): void {
+  async abort(): Promise<void> {
     this.out.abort();
   }
 }
@@ -90,14 +92,15 @@ class DbSink implements GraphSink {
     private readonly kind: 'build' | 'compare',
     ts: string,
   ) {
-    this.writer = new VisDbWriter(out.reserve(dbFileName(kind, ts)));
+    this.writer = new VisDbWriter(openDbRowTarget(out.reserve(dbFileName(kind, ts))));
   }
 
-  add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): void {
+  async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
     const md5Mode = meta.task === 'md5';
-    this.writer.addGraph(npu, { source: 'NPU', step: unit.step, rank: unit.rank, md5Mode });
-    if (bench) this.writer.addGraph(bench, { source: 'Bench', step: unit.step, rank: unit.rank, md5Mode });
-    this.writer.addConfig(
+    await this.writer.addGraph(npu, { source: 'NPU', step: unit.step, rank: unit.rank, md5Mode });
+    (globalThis as any).__T?.('npu rows');
+    if (bench) await this.writer.addGraph(bench, { source: 'Bench', step: unit.step, rank: unit.rank, md5Mode });
+    await this.writer.addConfig(
       configRow({
         compare: this.kind === 'compare',
         task: meta.task,
@@ -111,17 +114,22 @@ class DbSink implements GraphSink {
     );
   }
 
-  updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): void {
-    if (graph) this.writer.updateDistributed(graph, { source, step: unit.step, rank: unit.rank });
+  async updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): Promise<void> {
+    if (graph) await this.writer.updateDistributed(graph, { source, step: unit.step, rank: unit.rank });
   }
 
-  commit(): string[] {
-    this.writer.finish();
+  async commit(): Promise<string[]> {
+    (globalThis as any).__T?.('bench rows');
+    await this.writer.finish();
+    (globalThis as any).__T?.('finished');
     return this.out.commit();
   }
 
-  abort(): void {
-    this.writer.abandon();
-    this.out.abort();
+  async abort(): Promise<void> {
+    try {
+      await this.writer.abandon();
+    } finally {
+      this.out.abort();
+    }
   }
 }

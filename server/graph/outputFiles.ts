@@ -94,11 +94,14 @@ function chain(first: string, leaf: string): string[] {
 export function writeFileSynced(file: string, produce: (write: (chunk: string) => void) => void): number {
   const fd = fs.openSync(file, 'w', 0o640);
   let bytes = 0;
+  // One buffer for every chunk: a new one per chunk is external memory the GC has to chase.
+  let buf = Buffer.allocUnsafeSlow(1 << 22);
   try {
     produce((chunk) => {
-      const buf = Buffer.from(chunk, 'utf8');
-      for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off);
-      bytes += buf.length;
+      if (chunk.length * 3 > buf.length) buf = Buffer.allocUnsafeSlow(chunk.length * 3);
+      const length = buf.write(chunk, 0, 'utf8');
+      for (let off = 0; off < length; ) off += fs.writeSync(fd, buf, off, length - off);
+      bytes += length;
     });
     fs.fsyncSync(fd);
   } finally {

@@ -1,15 +1,15 @@
 import { overflowLevelOf, type OverflowLevel } from '../../src/core/compare/overflow.js';
-import type { PyValue } from '../../src/core/formats/pyJson.js';
+import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import type { Graph } from '../../src/core/model/graph.js';
 
 /**
- * `-oc` (msprobe-format.md §2.11) in two halves: levels are read from the untouched dump entries before the build
- * turns their descriptors into items, and set on the graph's nodes afterwards (only entries that became nodes).
+ * `-oc` (msprobe-format.md §2.11) in two halves: levels are read from the dump entries, and set on the graph's
+ * nodes once it is built (only entries that became nodes).
  */
-export function dumpOverflowLevels(data: ReadonlyMap<string, PyValue>): Map<string, OverflowLevel> {
+export function dumpOverflowLevels(data: ReadonlyMap<string, DumpValue>): Map<string, OverflowLevel> {
   const levels = new Map<string, OverflowLevel>();
   for (const [name, entry] of data) {
-    const level = overflowLevelOf(name, entry);
+    const level = overflowLevelOf(name, toPy(entry));
     if (level) levels.set(name, level);
   }
   return levels;

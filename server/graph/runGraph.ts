@@ -75,15 +75,15 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
   const progress = new RunProgress(units * 2, opts.quiet ?? false, opts.stderr);
   const settings = kind === 'compare' ? compareSettings(opts, input) : null;
   const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts);
-  const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false };
+  const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false, manyUnits: units > 1 };
   try {
     for (const step of plan.steps) {
       await runStep(step, ctx, (unit) => (settings ? compareUnit(unit, settings, ctx) : buildUnit(unit, ctx)));
     }
-    summary.files = sink.commit();
+    summary.files = await sink.commit();
     return summary;
   } catch (e) {
-    sink.abort();
+    await sink.abort();
     throw e;
   } finally {
     progress.stop();

@@ -6,9 +6,10 @@ import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 import { GraphNode, type Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit, RunPlan } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
-import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
+import { applyOverflowLevels } from './overflowLevels.js';
 import type { RunProgress } from './progress.js';
-import { readDumpDir } from './readDumpDir.js';
+import { readDumpDirForBuild } from './readDumpDir.js';
+import { collectGarbage } from './memory.js';
 import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
 
 /**
@@ -35,6 +36,8 @@ export interface StepContext {
   summary: GraphRunSummary;
   progress: RunProgress;
   overflowCheck: boolean;
+  /** Runs of several units collect garbage after each one (memory.ts). */
+  manyUnits: boolean;
 }
 
 export async function runStep(
@@ -49,8 +52,8 @@ export async function runStep(
   const npuByRank = new Map<number, Graph>();
   const benchByRank = new Map<number, Graph>();
 
-  const exportUnit = (unit: DumpUnit, r: UnitResult) => {
-    sink.add(unit, r.npu, r.bench, {
+  const exportUnit = async (unit: DumpUnit, r: UnitResult) => {
+    await sink.add(unit, r.npu, r.bench, {
       microSteps: r.microSteps,
       task: r.task,
       toolTip: r.toolTip,
@@ -63,11 +66,13 @@ export async function runStep(
     progress.tick(unitLabel(unit));
   };
 
-  for (const unit of units) {
+  // One unit, in a function of its own: once it returns, nothing of the unit's graphs is left on this frame, so a
+  // streamed unit is garbage before the next one starts.
+  const oneUnit = async (unit: DumpUnit): Promise<void> => {
     const result = await processUnit(unit);
     progress.tick(unitLabel(unit), result.npu.nodeMap.size);
     if (sink.streamsRanks) {
-      exportUnit(unit, result);
+      await exportUnit(unit, result);
       if (crossRank) {
         npuByRank.set(unit.rank, distributedSkeleton(result.npu));
         if (result.bench) benchByRank.set(unit.rank, distributedSkeleton(result.bench));
@@ -77,6 +82,12 @@ export async function runStep(
       npuByRank.set(unit.rank, result.npu);
       if (result.bench) benchByRank.set(unit.rank, result.bench);
     }
+  };
+
+  for (const unit of units) {
+    // Collect the previous unit before this one fills the heap again.
+    if (ctx.manyUnits && summary.graphs > 0) collectGarbage();
+    await oneUnit(unit);
   }
   if (crossRank) {
     matchDistributed(npuByRank, ctx.overflowCheck);
@@ -84,11 +95,18 @@ export async function runStep(
   }
   if (sink.streamsRanks) {
     for (const unit of units) {
-      sink.updateDistributed(unit, 'NPU', npuByRank.get(unit.rank));
-      sink.updateDistributed(unit, 'Bench', benchByRank.get(unit.rank));
+      await sink.updateDistributed(unit, 'NPU', npuByRank.get(unit.rank));
+      await sink.updateDistributed(unit, 'Bench', benchByRank.get(unit.rank));
     }
   } else {
-    for (const { unit, result } of held) exportUnit(unit, result);
+    for (let i = 0; i < held.length; i++) {
+      const { unit, result } = held[i];
+      await exportUnit(unit, result);
+      // The file is written: its graphs can go while the step's other ranks wait for theirs.
+      held[i] = null!;
+      npuByRank.delete(unit.rank);
+      benchByRank.delete(unit.rank);
+    }
   }
 }
 
@@ -115,8 +133,8 @@ function distributedSkeleton(graph: Graph): Graph {
 
 /** A build run's rank: read, build, micro steps, `-oc` levels. */
 export async function buildUnit(unit: DumpUnit, ctx: StepContext): Promise<UnitResult> {
-  const src = readDumpDir(unit.npuDir);
-  const levels = ctx.overflowCheck ? dumpOverflowLevels(src.dump.data) : null;
+  const src = readDumpDirForBuild(unit.npuDir, { overflowLevels: ctx.overflowCheck });
+  const levels = src.levels;
   const { graph, warnings } = buildGraph(src, { era: ctx.sink.era, step: unit.step, rank: unit.rank });
   ctx.summary.warnings.push(...warnings);
   const microSteps = pagingByMicroStep(graph, null, ctx.sink.era);

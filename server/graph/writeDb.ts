@@ -1,6 +1,13 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { forEachGraphRow, VIS_DB_SQL, type DbConfigRow, type GraphRowsOptions } from '../../src/core/formats/visDb.js';
+import {
+  graphRowsOf,
+  VIS_DB_SQL,
+  type DbConfigRow,
+  type DbNodeRow,
+  type DbStackRow,
+  type GraphRowsOptions,
+} from '../../src/core/formats/visDb.js';
 import type { Graph } from '../../src/core/model/graph.js';
 import { pyJsonDumps, type JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 
@@ -12,61 +19,77 @@ function distributedJson(v: unknown): string | null {
 }
 
 /**
- * Writes one `.vis.db` (msprobe-format.md §4.2) into a temporary file: tables created up front, each graph's rows
- * in one transaction, the config row (first one wins, as msprobe's INSERT OR IGNORE), indexes at the end.
- * The file uses a rollback journal, not WAL, so it opens read-only anywhere; the tables are msprobe's.
+ * Where a `.vis.db`'s rows go: the file itself (`VisDbFile`, this thread) or the writer thread (dbWorker.ts).
+ * A returned promise means "wait before sending more".
  */
-export class VisDbWriter {
+export interface DbRowTarget {
+  node(row: DbNodeRow): void | Promise<void>;
+  stacks(rows: DbStackRow[]): void | Promise<void>;
+  /** Late `matched_distributed` texts: [text, node row id]. */
+  distributed(updates: Array<[string, string]>): void | Promise<void>;
+  config(row: DbConfigRow): void | Promise<void>;
+  /** Indexes, flush to disk, close. Throws what writing failed with. */
+  finish(): void | Promise<void>;
+  /** Stop without finishing; once settled, the caller may remove the file. */
+  abandon(): void | Promise<void>;
+}
+
+/**
+ * Writes one `.vis.db` (msprobe-format.md §4.2) into a temporary file: tables created up front, all rows in one
+ * transaction, the config row (first one wins, as msprobe's INSERT OR IGNORE). Indexes are built at the end (less
+ * work in all) or, with `indexesFirst`, kept up as rows come (the writer thread: the work then overlaps with making
+ * the rows, and the end comes sooner). The file is renamed into place only after the whole run succeeded, so it
+ * needs no journal while being written; at the end it gets a rollback journal mode (not WAL), so it opens read-only
+ * anywhere. The tables are msprobe's.
+ */
+export class VisDbFile implements DbRowTarget {
   private readonly db: Database.Database;
   private readonly insertNode: Database.Statement;
   private readonly insertStack: Database.Statement;
   private readonly insertConfig: Database.Statement;
   private readonly updateDistributedStmt: Database.Statement;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    private readonly opts: { indexesFirst?: boolean } = {},
+  ) {
     fs.rmSync(file, { force: true });
     this.db = new Database(file);
-    // A temporary file renamed into place only on success: no journal needed while writing. 16 KiB pages make
-    // inserting and indexing the large JSON rows about a third faster than the default 4 KiB.
+    // 16 KiB pages make inserting and indexing the large JSON rows about a third faster than the default 4 KiB.
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = OFF');
     this.db.pragma('synchronous = OFF');
     this.db.exec(VIS_DB_SQL.createNodes);
     this.db.exec(VIS_DB_SQL.createStack);
     this.db.exec(VIS_DB_SQL.createConfig);
+    if (opts.indexesFirst) for (const sql of VIS_DB_SQL.createIndexes) this.db.exec(sql);
     this.insertNode = this.db.prepare(VIS_DB_SQL.insertNode);
     this.insertStack = this.db.prepare(VIS_DB_SQL.insertStack);
     this.insertConfig = this.db.prepare(VIS_DB_SQL.insertConfig);
     this.updateDistributedStmt = this.db.prepare('UPDATE tb_nodes SET matched_distributed = ? WHERE id = ?');
+    this.db.exec('BEGIN');
   }
 
-  /** One graph's node rows (made and inserted one by one) then its stack rows. */
-  addGraph(graph: Graph, opts: GraphRowsOptions): void {
-    this.db.transaction(() => {
-      const stacks = forEachGraphRow(graph, opts, (row) => this.insertNode.run(row));
-      for (const row of stacks) this.insertStack.run(row);
-    })();
+  node(row: DbNodeRow): void {
+    this.insertNode.run(row);
   }
 
-  /** Late `matched_distributed` values (cross-rank matching runs after the ranks were written). */
-  updateDistributed(graph: Graph, at: { source: string; step: number; rank: number }): void {
-    const graphId = `${at.source}_${at.step}_${at.rank}`;
-    this.db.transaction(() => {
-      for (const node of graph.nodeMap.values()) {
-        const text = distributedJson(node.matchedDistributed);
-        if (text !== null) this.updateDistributedStmt.run(text, `${graphId}_${node.id}`);
-      }
-    })();
+  stacks(rows: DbStackRow[]): void {
+    for (const row of rows) this.insertStack.run(row);
+  }
+
+  distributed(updates: Array<[string, string]>): void {
+    for (const [text, id] of updates) this.updateDistributedStmt.run(text, id);
   }
 
   /** msprobe inserts the config after every exported (step, rank); the first row stays. */
-  addConfig(config: DbConfigRow): void {
-    this.insertConfig.run(config);
+  config(row: DbConfigRow): void {
+    this.insertConfig.run(row);
   }
 
-  /** Indexes, back to a normal journal, flushed to disk. */
   finish(): void {
-    for (const sql of VIS_DB_SQL.createIndexes) this.db.exec(sql);
+    this.db.exec('COMMIT');
+    if (!this.opts.indexesFirst) for (const sql of VIS_DB_SQL.createIndexes) this.db.exec(sql);
     this.db.pragma('journal_mode = DELETE');
     this.db.close();
     const fd = fs.openSync(this.file, 'r+');
@@ -77,8 +100,49 @@ export class VisDbWriter {
     }
   }
 
-  /** Closes without finishing (the caller removes the file). */
   abandon(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+/** What the db sink calls: makes a graph's rows (in this thread) and hands them to the target as they come. */
+export class VisDbWriter {
+  constructor(private readonly target: DbRowTarget) {}
+
+  /** One graph's node rows in `node_order`, then its stack rows. */
+  async addGraph(graph: Graph, opts: GraphRowsOptions): Promise<void> {
+    const rows = graphRowsOf(graph, opts);
+    for (;;) {
+      const next = rows.next();
+      if (next.done) {
+        await this.target.stacks(next.value);
+        return;
+      }
+      const wait = this.target.node(next.value);
+      if (wait) await wait;
+    }
+  }
+
+  /** Late `matched_distributed` values (cross-rank matching runs after the ranks were written). */
+  async updateDistributed(graph: Graph, at: { source: string; step: number; rank: number }): Promise<void> {
+    const graphId = `${at.source}_${at.step}_${at.rank}`;
+    const updates: Array<[string, string]> = [];
+    for (const node of graph.nodeMap.values()) {
+      const text = distributedJson(node.matchedDistributed);
+      if (text !== null) updates.push([text, `${graphId}_${node.id}`]);
+    }
+    if (updates.length) await this.target.distributed(updates);
+  }
+
+  async addConfig(config: DbConfigRow): Promise<void> {
+    await this.target.config(config);
+  }
+
+  async finish(): Promise<void> {
+    await this.target.finish();
+  }
+
+  async abandon(): Promise<void> {
+    await this.target.abandon();
   }
 }

@@ -1,8 +1,9 @@
 import type { ConstructJson } from '../formats/constructJson.js';
 import type { DumpJson } from '../formats/dumpJson.js';
-import { nodeInputOutput } from '../formats/dumpItems.js';
+import { nodeInputOutput, type PreparedEntries } from '../formats/dumpItems.js';
 import { eraRules, type FormatEra } from '../formats/formatEra.js';
 import type { PyValue } from '../formats/pyJson.js';
+import { toPy, type DumpValue } from '../formats/pyJsonNative.js';
 import { GraphNode, NodeOp, type Graph } from '../model/graph.js';
 import { callSuffixAt, parseCount, swapCallDirection } from './callNames.js';
 import { classifyNodeOp } from './nodeOp.js';
@@ -13,8 +14,6 @@ import { simplifyStacks } from './stackSimplify.js';
  * construct.json + dump.json + stack.json of one rank → the node hierarchy (msprobe-format.md §2.2–2.9, 2.6).
  * Pure: the caller reads the files. Node order in `nodeMap` is msprobe's `node_map` order, which the JSON writer
  * keeps: root, construct order of creation, then `Apis_Between_Modules.*`, then parameter-gradient nodes.
- * The dump's tensor descriptors become the node items in place (see dumpItems.ts): derive anything else from
- * `src.dump` first.
  */
 
 export const ROOT_ID = 'DefaultModel';
@@ -22,7 +21,10 @@ export const NO_FORWARD_STACK = 'This backward node cannot find the forward node
 
 export interface DumpDirContents {
   construct: ConstructJson;
-  dump: DumpJson;
+  /** Either reader's result (entries are read, never changed); its `data` is not read when `entries` is given. */
+  dump: Pick<DumpJson<DumpValue>, 'dumpDataDir' | 'data'>;
+  /** The entries as node data, made while dump.json was read (instead of `dump.data`). */
+  entries?: PreparedEntries;
   stack: ReadonlyMap<string, string[]>;
   /** Directory holding dump.json (real tensors live in its `dump_tensor_data`). */
   dumpDir: string;
@@ -57,7 +59,23 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
   const warnings: string[] = [];
   const stacks = rules.simplifyStack ? simplifyStacks(src.stack) : src.stack;
   const data = src.dump.data;
+  const prepared = src.entries;
   const dumpFile = src.dumpFile ?? 'dump.json';
+  // A node's items (and batch_isend_irecv's P2P info) from its dump entry.
+  const fill = (id: string, node: GraphNode): void => {
+    if (prepared) {
+      const d = prepared.take(id);
+      if (d) {
+        node.inputData = d.inputData;
+        node.outputData = d.outputData;
+      }
+      if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(prepared.entry(id));
+      return;
+    }
+    const entry = data.get(id);
+    nodeInputOutput(entry, id, dumpFile, node);
+    if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(entry);
+  };
   const parents = src.construct.parents;
   const microSteps = src.construct.microSteps;
 
@@ -70,9 +88,7 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
       node = new GraphNode(id, op);
       graph.nodeMap.set(id, node);
       if (parent) node.attachTo(parent);
-      const entry = data.get(id);
-      nodeInputOutput(entry, id, dumpFile, node);
-      if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(entry);
+      fill(id, node);
       node.stackInfo = stackOf(id, stacks, graph);
       if (microSteps) node.microStepId = microSteps.get(id) ?? 0;
     }
@@ -90,7 +106,7 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
   }
   if (rules.recompute) handleRecompute(graph);
   collectApisBetweenModules(graph);
-  addParametersGrad(graph, data, rules.legacyParametersGradNames, dumpFile);
+  addParametersGrad(graph, prepared ? prepared.names() : data.keys(), rules.legacyParametersGradNames, fill);
   return { graph, warnings };
 }
 
@@ -143,7 +159,8 @@ function inplaceBackwardParent(parents: ReadonlyMap<string, string | null>, chil
 }
 
 /** §2.4 batch_isend_irecv: `{op, peer, group_id}` of each P2POp in `output[0]`. */
-function batchP2pInfo(entry: PyValue | undefined): GraphNode['batchP2pInfo'] {
+function batchP2pInfo(raw: DumpValue | undefined): GraphNode['batchP2pInfo'] {
+  const entry = toPy(raw);
   const output = entry instanceof Map ? entry.get('output') : undefined;
   if (!Array.isArray(output) || !Array.isArray(output[0])) return [];
   const out: GraphNode['batchP2pInfo'] = [];
@@ -190,9 +207,14 @@ const PARAMS_GRAD_SUFFIX = /\.parameters_grad(?:\.\d+)?$/;
  * §2.9: parameter gradients (dump keys absent from construct.json) become module nodes appended under the last
  * backward call (largest count) of their module; without such a call they are dropped.
  */
-function addParametersGrad(graph: Graph, data: ReadonlyMap<string, PyValue>, legacyNames: boolean, dumpFile: string): void {
+function addParametersGrad(
+  graph: Graph,
+  names: Iterable<string>,
+  legacyNames: boolean,
+  fill: (id: string, node: GraphNode) => void,
+): void {
   const grads: Array<{ id: string; prefix: string }> = [];
-  for (const key of data.keys()) {
+  for (const key of names) {
     if (!key.includes('parameters_grad') || graph.nodeMap.has(key)) continue;
     if (legacyNames) {
       // E2 stripped every occurrence of the suffix to find the module.
@@ -221,6 +243,6 @@ function addParametersGrad(graph: Graph, data: ReadonlyMap<string, PyValue>, leg
     const node = new GraphNode(id, NodeOp.module);
     graph.nodeMap.set(id, node);
     node.attachTo(backward);
-    nodeInputOutput(data.get(id), id, dumpFile, node);
+    fill(id, node);
   }
 }

@@ -12,18 +12,40 @@ const TEMPLATE_CALL = /\b(?:[A-Z][a-zA-Z]*Template|api_template|api_instance)\(/
  */
 export function simplifyStacks(stacks: ReadonlyMap<string, string[]>): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const [name, lines] of stacks) out.set(name, simplifyStack(name, lines));
+  // stack.json's equal stacks share one array (stackJson.ts); their simplified forms are shared the same way.
+  const simplified = new Map<string[], Map<string, string[]>>();
+  for (const [name, lines] of stacks) {
+    const rule = ruleOf(name);
+    if (rule === null) {
+      out.set(name, lines);
+      continue;
+    }
+    let byRule = simplified.get(lines);
+    if (!byRule) simplified.set(lines, (byRule = new Map()));
+    let result = byRule.get(rule);
+    if (!result) byRule.set(rule, (result = simplifyStack(rule, lines)));
+    out.set(name, result);
+  }
   return out;
 }
 
-function simplifyStack(name: string, lines: string[]): string[] {
+const API_RULE = '';
+
+/** What the simplification of `name`'s stack depends on: `{call}(` for a module, API_RULE, or null (unchanged). */
+function ruleOf(name: string): string | null {
   const { op, known } = classifyNodeOp(name);
   // Unknown names fail msprobe's module pattern, so they take the API rule.
   if (op === NodeOp.module && known) {
     const parts = name.split('.');
-    if (parts.length < 4) return lines;
-    const call = parts[parts.length - 4] + '(';
-    const line = lines.find((l) => l.includes(call));
+    if (parts.length < 4) return null;
+    return parts[parts.length - 4] + '(';
+  }
+  return API_RULE;
+}
+
+function simplifyStack(rule: string, lines: string[]): string[] {
+  if (rule !== API_RULE) {
+    const line = lines.find((l) => l.includes(rule));
     return line === undefined ? lines : [line];
   }
   for (let i = 0; i < lines.length - 1; i++) if (TEMPLATE_CALL.test(lines[i])) return [lines[i + 1]];

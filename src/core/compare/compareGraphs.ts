@@ -1,11 +1,12 @@
 import type { PyValue } from '../formats/pyJson.js';
+import type { DumpValue } from '../formats/pyJsonNative.js';
 import type { Graph, GraphNode } from '../model/graph.js';
 import { nodeColors, toolTip, type ColorBucket } from './colors.js';
 import { matchGraphs } from './match.js';
 import type { DumpMode } from './mode.js';
 import { applyOverflowLevels } from './overflow.js';
 import { applyCollectionIndices, applyRealRows, applyRows } from './precisionIndex.js';
-import { compareRows, REAL_METRIC_COLUMNS, type CompareRow } from './rows.js';
+import { compareRows, type CompareRow } from './rows.js';
 import { sameMetric, type TensorJob, type TensorMetrics } from './tensorMetrics.js';
 
 /**
@@ -23,7 +24,7 @@ export interface CompareOptions {
   /** `-oc`: with `dumpData` given, overflow levels are set on both graphs here (§2.11). */
   overflowCheck: boolean;
   /** dump.json `data` of each side, for `-oc`. */
-  dumpData?: { npu: Map<string, PyValue>; bench: Map<string, PyValue> };
+  dumpData?: { npu: ReadonlyMap<string, DumpValue>; bench: ReadonlyMap<string, DumpValue> };
   /** False under parallel merge: fuzzy matching without the shape check. */
   checkShape?: boolean;
 }
@@ -55,14 +56,9 @@ function tensorPath(graph: Graph, dataName: PyValue | undefined): string | null 
   return `${dir}/dump_tensor_data/${dataName}`;
 }
 
-function metricColumns(m: TensorMetrics): Array<[string, PyValue]> {
-  const values = [m.cosine, m.eucDist, m.maxAbsErr, m.maxRelativeErr, m.oneThousandth, m.fiveThousandths];
-  return REAL_METRIC_COLUMNS.map((c, i) => [c, values[i]]);
-}
-
 function withMetrics(row: CompareRow, m: TensorMetrics): void {
-  const consistent = row.columns[row.columns.length - 1];
-  row.columns = [...metricColumns(m), consistent];
+  const consistent = row.values[row.values.length - 1];
+  row.values = [m.cosine, m.eucDist, m.maxAbsErr, m.maxRelativeErr, m.oneThousandth, m.fiveThousandths, consistent];
 }
 
 export function compareGraphs(npu: Graph, bench: Graph, options: CompareOptions): CompareOutcome {

@@ -41,7 +41,7 @@ function sameShapes(a: Map<string, RawItem>, b: Map<string, RawItem>): boolean {
   return true;
 }
 
-function sameList(a: string[], b: string[]): boolean {
+function sameList(a: readonly string[], b: readonly string[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
@@ -55,17 +55,39 @@ function crossLink(n: GraphNode, b: GraphNode): void {
   b.matchedNodeLink = [...ancestorsN, n.id];
 }
 
+/**
+ * `node.ancestors()` for many nodes of one graph: a node's list is its parent's plus the parent, so each list is
+ * made once from the parent's instead of walking up to the root every time.
+ */
+function ancestorCache(): (node: GraphNode) => readonly string[] {
+  const known = new Map<GraphNode, readonly string[]>();
+  const of = (node: GraphNode): readonly string[] => {
+    let list = known.get(node);
+    if (list) return list;
+    const parent = node.upnode;
+    const above = parent ? known.get(parent) : undefined;
+    // Without the parent's list (or with a cycle above, whose list is empty) the walk decides.
+    list = parent && above && (above.length > 0 || !parent.upnode) ? [...above, parent.id] : node.ancestors();
+    known.set(node, list);
+    return list;
+  };
+  return of;
+}
+
 function matchExact(npu: Graph, bench: Graph, onMatch: OnMatch): void {
+  const ancestorsN = ancestorCache();
+  const ancestorsB = ancestorCache();
   const queue: GraphNode[] = [npu.root];
   for (let qi = 0; qi < queue.length; qi++) {
     const n = queue[qi];
     const b = bench.nodeMap.get(n.id);
     if (b && sameStructure(n.inputData, b.inputData) && sameStructure(n.outputData, b.outputData)) {
-      const ancestors = n.ancestors();
-      if (sameList(ancestors, b.ancestors())) {
-        // msprobe shares one list between both nodes; equal copies serialise identically.
-        n.matchedNodeLink = [...ancestors, b.id];
-        b.matchedNodeLink = [...ancestors, b.id];
+      const ancestors = ancestorsN(n);
+      if (sameList(ancestors, ancestorsB(b))) {
+        // msprobe shares one list between both nodes (nothing changes it afterwards).
+        const link = [...ancestors, b.id];
+        n.matchedNodeLink = link;
+        b.matchedNodeLink = link;
         onMatch(n, b);
       }
     }

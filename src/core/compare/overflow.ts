@@ -1,4 +1,5 @@
 import type { PyValue } from '../formats/pyJson.js';
+import { toPy, type DumpValue } from '../formats/pyJsonNative.js';
 import type { Graph } from '../model/graph.js';
 
 /**
@@ -145,11 +146,11 @@ export function overflowLevelOf(name: string, entry: PyValue): OverflowLevel | n
 }
 
 /** Sets `data.overflowLevel` on every node of `graph` that has an overflowing dump entry. */
-export function applyOverflowLevels(graph: Graph, dumpData: Map<string, PyValue>): void {
+export function applyOverflowLevels(graph: Graph, dumpData: ReadonlyMap<string, DumpValue>): void {
   for (const [name, entry] of dumpData) {
     const node = graph.nodeMap.get(name);
     if (!node) continue;
-    const level = overflowLevelOf(name, entry);
+    const level = overflowLevelOf(name, toPy(entry));
     if (level) node.data.overflowLevel = level;
   }
 }

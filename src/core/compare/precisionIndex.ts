@@ -1,6 +1,6 @@
 import type { PyValue } from '../formats/pyJson.js';
 import type { Graph, GraphNode, RawItem } from '../model/graph.js';
-import { NodeOp } from '../model/graph.js';
+import { Item, NodeOp } from '../model/graph.js';
 import type { DumpMode } from './mode.js';
 import { getPrecisionIndex, setMd5Result, setPrecisionIndex } from './nodeResults.js';
 import { pyGreater, pyMax, pyMin, pyParseFloat } from './pyNumber.js';
@@ -29,25 +29,42 @@ function hasNoMax(item: RawItem): boolean {
 }
 
 function applyColumns(item: RawItem, row: CompareRow): void {
-  for (const [column, value] of row.columns) item.set(column, value);
+  if (item instanceof Item) item.setAll(row.columnNames, row.values);
+  else for (let i = 0; i < row.columnNames.length; i++) item.set(row.columnNames[i], row.values[i]);
 }
 
-function splitRows(rows: CompareRow[]): [Map<string, CompareRow>, Map<string, CompareRow>] {
-  const inputs = new Map<string, CompareRow>();
-  const outputs = new Map<string, CompareRow>();
-  for (const row of rows) (row.name.includes('.output.') ? outputs : inputs).set(row.name, row);
-  return [inputs, outputs];
+/** Rows by name, the last one of a name winning (msprobe builds a dict); input and output rows apart. */
+interface RowLookup {
+  get(name: string): CompareRow | undefined;
 }
 
-function summaryIndex(data: Map<string, RawItem>, rows: Map<string, CompareRow>): PyNum {
+function rowLookup(rows: CompareRow[], output: boolean): RowLookup {
+  // A node has a handful of rows: a backwards scan beats building a Map.
+  if (rows.length <= 16) {
+    return {
+      get(name) {
+        for (let i = rows.length - 1; i >= 0; i--) if (rows[i].output === output && rows[i].name === name) return rows[i];
+        return undefined;
+      },
+    };
+  }
+  const map = new Map<string, CompareRow>();
+  for (const row of rows) if (row.output === output) map.set(row.name, row);
+  return map;
+}
+
+function summaryIndex(data: Map<string, RawItem>, rows: RowLookup): PyNum {
   let maxRelative: PyNum = 0n;
   for (const [key, item] of data) {
     if (hasNoMax(item)) continue;
     const row = rows.get(key);
     if (row) {
       applyColumns(item, row);
-      for (const column of SUMMARY_INDEX_COLUMNS) {
-        maxRelative = pyMax(maxRelative, str2float(item.get(column) ?? null, pyParseFloat));
+      if (row.index) for (const v of row.index) maxRelative = pyMax(maxRelative, v);
+      else {
+        for (const column of SUMMARY_INDEX_COLUMNS) {
+          maxRelative = pyMax(maxRelative, str2float(item.get(column) ?? null, pyParseFloat));
+        }
       }
     }
     if (isInvalidFloat(item.get('Max')) || isInvalidFloat(item.get('Min'))) maxRelative = 1n;
@@ -55,7 +72,7 @@ function summaryIndex(data: Map<string, RawItem>, rows: Map<string, CompareRow>)
   return pyGreater(maxRelative, 1n) ? 1n : maxRelative;
 }
 
-function md5Index(data: Map<string, RawItem>, rows: Map<string, CompareRow>): PyNum {
+function md5Index(data: Map<string, RawItem>, rows: RowLookup): PyNum {
   let index: PyNum = 1n;
   for (const [key, item] of data) {
     const row = rows.get(key);
@@ -83,7 +100,7 @@ function pyTruthy(v: PyValue | undefined): boolean {
 }
 
 /** Minimum One Thousandth ratio over items with a row and a non-empty shape; 'N/A' if any NaN/inf statistic. */
-function minThousandth(data: Map<string, RawItem>, rows: Map<string, CompareRow>): number | 'N/A' | null {
+function minThousandth(data: Map<string, RawItem>, rows: RowLookup): number | 'N/A' | null {
   const numbers: number[] = [];
   let invalid = false;
   for (const [key, item] of data) {
@@ -116,8 +133,12 @@ function realIndex(inMin: number | 'N/A' | null, outMin: number | 'N/A' | null):
 }
 
 function ignoreOp(node: GraphNode, mode: DumpMode, index: PyNum): PyNum {
-  const parts = node.id.split('.');
-  if (parts.length >= 2 && IGNORED_OPS.has(parts[1])) return mode === 'md5' ? 1n : 0n;
+  // the second dot segment, e.g. `empty_like` in `Torch.empty_like.0.forward`
+  const id = node.id;
+  const start = id.indexOf('.') + 1;
+  if (start === 0) return index;
+  const end = id.indexOf('.', start);
+  if (IGNORED_OPS.has(end < 0 ? id.slice(start) : id.slice(start, end))) return mode === 'md5' ? 1n : 0n;
   return index;
 }
 
@@ -126,7 +147,8 @@ function ignoreOp(node: GraphNode, mode: DumpMode, index: PyNum): PyNum {
  * (msprobe `add_compare_result_to_node` → `parse_result`).
  */
 export function applyRows(node: GraphNode, rows: CompareRow[], mode: DumpMode): void {
-  const [inputs, outputs] = splitRows(rows);
+  const inputs = rowLookup(rows, false);
+  const outputs = rowLookup(rows, true);
   let index: PyNum;
   if (mode === 'md5') {
     const indexIn = md5Index(node.inputData, inputs);

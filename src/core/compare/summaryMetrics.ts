@@ -1,4 +1,5 @@
 import type { PyValue } from '../formats/pyJson.js';
+import type { RawItem } from '../model/item.js';
 import { isPyNumber, pyFloatRepr, pyIsNaN, pyIsZero, pySub, pyTrueDiv } from './pyNumber.js';
 
 /**
@@ -12,32 +13,54 @@ const RELATIVE_COLUMNS = ['MaxRelativeErr', 'MinRelativeErr', 'MeanRelativeErr',
 
 /** `[Max diff, Min diff, Mean diff, L2norm diff, MaxRelativeErr, ..., NormRelativeErr]` cells. */
 export function summaryCells(npu: PyValue[], bench: PyValue[]): Array<[string, PyValue]> {
-  const diffs: PyValue[] = [];
-  const relatives: PyValue[] = [];
+  const values: PyValue[] = new Array(8);
+  const index: Array<number | bigint> = new Array(4);
+  for (let i = 0; i < 4; i++) statCells(npu[i], bench[i], i, values, index);
+  return [
+    ...DIFF_COLUMNS.map((c, i): [string, PyValue] => [c, values[i]]),
+    ...RELATIVE_COLUMNS.map((c, i): [string, PyValue] => [c, values[4 + i]]),
+  ];
+}
+
+const STAT_KEYS = ['Max', 'Min', 'Mean', 'Norm'] as const;
+
+/**
+ * `summaryCells` of two items straight into `values[0..7]`, and into `index[0..3]` what msprobe's precision index
+ * later reads back from the four relative-error cells (`str2float`: the percentage / 100, NaN for "Nan", 0 for "N/A").
+ */
+export function summaryValues(npu: RawItem, bench: RawItem, values: PyValue[], index: Array<number | bigint>): void {
   for (let i = 0; i < 4; i++) {
-    const n = npu[i];
-    const b = bench[i];
-    // Bools were stringified by the item parser, so bool statistics fall into "N/A" like msprobe's isinstance test.
-    if (isPyNumber(n) && isPyNumber(b)) {
-      const diff = pySub(n, b);
-      if (pyIsNaN(diff)) {
-        diffs.push('Nan');
-        relatives.push('Nan');
-        continue;
-      }
-      diffs.push(diff);
-      relatives.push(pyIsZero(b) ? 'N/A' : `${pyFloatRepr(Math.abs(pyTrueDiv(diff, b) * 100))}%`);
-    } else {
-      diffs.push('N/A');
-      relatives.push('N/A');
-    }
+    // merge_tensor turns None statistics into the string "None".
+    statCells(npu.get(STAT_KEYS[i]) ?? 'None', bench.get(STAT_KEYS[i]) ?? 'None', i, values, index);
+  }
+}
+
+function statCells(n: PyValue, b: PyValue, i: number, values: PyValue[], index: Array<number | bigint>): void {
+  // Bools were stringified by the item parser, so bool statistics fall into "N/A" like msprobe's isinstance test.
+  if (!isPyNumber(n) || !isPyNumber(b)) {
+    values[i] = 'N/A';
+    values[4 + i] = 'N/A';
+    index[i] = 0n;
+    return;
+  }
+  const diff = pySub(n, b);
+  if (pyIsNaN(diff)) {
+    values[i] = 'Nan';
+    values[4 + i] = 'Nan';
+    index[i] = NaN;
+    return;
   }
   // msprobe suffixes a TAB to any cell whose str() is exactly inf/-inf/nan; only float diffs can be.
-  const tabbed = diffs.map((d) => (typeof d === 'number' && !Number.isFinite(d) ? `${pyFloatRepr(d)}\t` : d));
-  return [
-    ...DIFF_COLUMNS.map((c, i): [string, PyValue] => [c, tabbed[i]]),
-    ...RELATIVE_COLUMNS.map((c, i): [string, PyValue] => [c, relatives[i]]),
-  ];
+  values[i] = typeof diff === 'number' && !Number.isFinite(diff) ? `${pyFloatRepr(diff)}\t` : diff;
+  if (pyIsZero(b)) {
+    values[4 + i] = 'N/A';
+    index[i] = 0n;
+    return;
+  }
+  const relative = Math.abs(pyTrueDiv(diff, b) * 100);
+  values[4 + i] = `${pyFloatRepr(relative)}%`;
+  // float(repr(x)) == x, so str2float of the cell is the number itself / 100 (inf and nan included).
+  index[i] = relative / 100;
 }
 
 /** msprobe `str2float`: strip `%`, parse like Python `float()`, divide by 100; anything unparsable → 0. */

@@ -1,7 +1,8 @@
-import type { RawItem } from '../model/graph.js';
+import { EMPTY_SHAPE, Item, ItemBuilder, type ItemShape, type RawItem } from '../model/item.js';
 import { crc32Hex } from './crc32.js';
 import { DumpFileError } from './dumpFileError.js';
 import type { PyValue } from './pyJson.js';
+import { dictGet, dictHas, isDict, toPy, type DumpDict, type DumpValue, type PlainDict } from './pyJsonNative.js';
 import { pyStr, pyTruthy, pyTypeName } from './pyFormat.js';
 
 /**
@@ -9,9 +10,8 @@ import { pyStr, pyTruthy, pyTypeName } from './pyFormat.js';
  * `read_op` → `op_item_parse` → `gen_op_item` → `get_input_output`). Item key order is part of the output
  * (§4.1 step 4), so every key is added in the order msprobe adds it.
  *
- * Memory: msprobe copies each tensor descriptor into a new dict; here the parsed descriptor Map itself becomes the
- * item (same keys, same order), which halves the memory of a run. The entry is therefore changed: callers read
- * anything else they need from dump.json (mode, overflow levels, layer mapping) before building.
+ * Entries may come from either JSON reader (dicts as Maps or plain objects); the dump is not changed. Items are
+ * compact `Item`s (model/item.ts) with msprobe's key order.
  */
 
 export type ItemState = 'input' | 'output' | 'parameters' | 'parameters_grad';
@@ -37,22 +37,68 @@ export interface NodeData {
 }
 
 /** `get_input_output(read_op(entry, nodeId))`; a missing entry gives no data. Fills `into` when given. */
-export function nodeInputOutput(entry: PyValue | undefined, nodeId: string, file = 'dump.json', into?: NodeData): NodeData {
+export function nodeInputOutput(entry: DumpValue | undefined, nodeId: string, file = 'dump.json', into?: NodeData): NodeData {
   return splitInputOutput(readOpItems(entry, nodeId, file), into);
 }
 
+/**
+ * A dump's entries turned into node data as the file is read (dumpJson.ts `visitDumpJson` calls `add` for each),
+ * so an entry's parse tree is garbage as soon as its items exist and the whole dump never sits in memory parsed.
+ * What the build reads whole besides the items (batch_isend_irecv P2P ops) is kept as read. A problem in an entry
+ * (the recursion limit) is kept too and raised when the build takes that entry, where reading it would have raised.
+ */
+export class PreparedEntries {
+  private readonly data = new Map<string, NodeData | DumpFileError>();
+  private readonly whole = new Map<string, DumpValue>();
+
+  constructor(private readonly file: string) {}
+
+  add(name: string, entry: DumpValue): void {
+    try {
+      this.data.set(name, nodeInputOutput(entry, name, this.file));
+    } catch (e) {
+      if (!(e instanceof DumpFileError)) throw e;
+      this.data.set(name, e);
+    }
+    if (name.includes('batch_isend_irecv')) this.whole.set(name, entry);
+  }
+
+  names(): IterableIterator<string> {
+    return this.data.keys();
+  }
+
+  has(name: string): boolean {
+    return this.data.has(name);
+  }
+
+  /** The node data of `name`, handed over (the node owns it from then on); a name without an entry has none. */
+  take(name: string): NodeData | undefined {
+    const d = this.data.get(name);
+    if (d instanceof DumpFileError) throw d;
+    this.data.delete(name);
+    return d;
+  }
+
+  /** The entry as read, for the P2P info of batch_isend_irecv nodes. */
+  entry(name: string): DumpValue | undefined {
+    return this.whole.get(name);
+  }
+}
+
 /** `read_op`: the items of one entry, inputs, kwargs, backward inputs, outputs and parameters in that order. */
-export function readOpItems(entry: PyValue | undefined, opName: string, file = 'dump.json'): RawItem[] {
-  if (!(entry instanceof Map)) return [];
-  const segments = opName.split('.');
+export function readOpItems(entry: DumpValue | undefined, opName: string, file = 'dump.json'): RawItem[] {
+  if (!isDict(entry)) return [];
   // Parameter-gradient entries are `{weight: [..], bias: [..]}` themselves: `X.parameters_grad[.n]`.
   const out: RawItem[] = [];
-  if (segments[segments.length - 1] === PARAMS_GRAD || segments[segments.length - 2] === PARAMS_GRAD) {
-    parseValue(entry, opName, 'parameters_grad', 0, file, out);
-    return out;
+  if (opName.includes(PARAMS_GRAD)) {
+    const segments = opName.split('.');
+    if (segments[segments.length - 1] === PARAMS_GRAD || segments[segments.length - 2] === PARAMS_GRAD) {
+      parseValue(entry, opName, 'parameters_grad', 0, file, out);
+      return out;
+    }
   }
   for (const [field, suffix, state] of IO_FIELDS) {
-    if (entry.has(field)) parseValue(entry.get(field)!, opName + suffix, state, 0, file, out);
+    if (dictHas(entry, field)) parseValue(dictGet(entry, field)!, opName + suffix, state, 0, file, out);
   }
   return out;
 }
@@ -76,7 +122,7 @@ export function splitInputOutput(items: RawItem[], into?: NodeData): NodeData {
 }
 
 /** `op_item_parse`, appending the items of `v` to `out`. */
-function parseValue(v: PyValue, name: string, state: ItemState, depth: number, file: string, out: RawItem[]): void {
+function parseValue(v: DumpValue, name: string, state: ItemState, depth: number, file: string, out: RawItem[]): void {
   if (depth > MAX_DEPTH) throw new DumpFileError(file, `parse of api/module of ${name} exceeds the recursion limit.`);
   if (v === null) {
     out.push(defaultItem(name, state));
@@ -88,52 +134,72 @@ function parseValue(v: PyValue, name: string, state: ItemState, depth: number, f
     for (let i = 0; i < v.length; i++) parseValue(v[i], indexed ? `${name}.${i}` : name, state, depth + 1, file, out);
     return;
   }
-  if (!(v instanceof Map) || v.size === 0) return;
-  if (v.get('class_type') === 'torch.distributed.P2POp') {
-    const tensor = v.get('tensor');
-    const item = tensor instanceof Map ? leafItem(tensor, name, state) : defaultItem(name, state);
-    for (const k of P2P_KEYS) item.set(k, v.has(k) ? v.get(k)! : null);
-    out.push(item);
+  if (v instanceof Map) {
+    if (v.get('class_type') === 'torch.distributed.P2POp') {
+      out.push(p2pItem(v, name, state));
+      return;
+    }
+    if (typeof v.get('type') === 'string') {
+      out.push(leafItem(v, name, state));
+      return;
+    }
+    for (const [k, sub] of v) parseValue(sub, `${name}.${k}`, state, depth + 1, file, out);
     return;
   }
-  if (typeof v.get('type') === 'string') {
-    out.push(leafItem(v, name, state));
+  if (typeof v !== 'object') return;
+  // A plain dict from the native reader. Direct property reads are safe for these keys: none is on
+  // Object.prototype, and JSON has no undefined values, so `!== undefined` means "has the key".
+  const o = v as PlainDict;
+  if (o.class_type === 'torch.distributed.P2POp') {
+    out.push(p2pItem(o, name, state));
     return;
   }
-  for (const [k, sub] of v) parseValue(sub, `${name}.${k}`, state, depth + 1, file, out);
+  if (typeof o.type === 'string') {
+    out.push(leafItem(o, name, state));
+    return;
+  }
+  for (const k in o) parseValue(o[k], `${name}.${k}`, state, depth + 1, file, out);
 }
+
+/** A `torch.distributed.P2POp` argument: its tensor's item plus the op's own keys. */
+function p2pItem(v: DumpDict, name: string, state: ItemState): Item {
+  const tensor = dictGet(v, 'tensor');
+  const item = isDict(tensor) ? leafItem(tensor, name, state) : defaultItem(name, state);
+  for (const k of P2P_KEYS) item.set(k, dictHas(v, k) ? toPy(dictGet(v, k)) : null);
+  return item;
+}
+
+const DEFAULT_SHAPE = ['full_op_name', 'type', 'Max', 'Min', 'Mean', 'Norm', 'dtype', 'shape', 'md5', 'value', 'data_name', 'state', 'requires_grad'].reduce(
+  (shape: ItemShape, k) => shape.with(k),
+  EMPTY_SHAPE,
+);
 
 /** The item of a `None` argument/output: every stat null, which the export turns into `{"value": "null"}`. */
-function defaultItem(name: string, state: ItemState): RawItem {
-  return new Map<string, PyValue>([
-    ['full_op_name', name],
-    ['type', null],
-    ['Max', null],
-    ['Min', null],
-    ['Mean', null],
-    ['Norm', null],
-    ['dtype', null],
-    ['shape', null],
-    ['md5', null],
-    ['value', null],
-    ['data_name', '-1'],
-    ['state', state],
-    ['requires_grad', null],
-  ]);
+function defaultItem(name: string, state: ItemState): Item {
+  return new Item(DEFAULT_SHAPE, [name, null, null, null, null, null, null, null, null, null, '-1', state, null]);
 }
 
-/** `gen_op_item`: the descriptor (bools as "True"/"False") plus the keys parsing adds, reused in place. */
-function leafItem(desc: Map<string, PyValue>, name: string, state: ItemState): RawItem {
-  const original = desc.has('value') ? desc.get('value')! : undefined;
-  const item: RawItem = desc;
-  for (const [k, v] of desc) if (typeof v === 'boolean') item.set(k, v ? 'True' : 'False');
-  const dn = desc.get('data_name');
+function itemValue(v: DumpValue): PyValue {
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return v !== null && typeof v === 'object' ? toPy(v) : (v as PyValue);
+}
+
+const builder = new ItemBuilder();
+
+/** `gen_op_item`: a copy of the descriptor (bools as "True"/"False") plus the keys parsing adds. */
+function leafItem(desc: DumpDict, name: string, state: ItemState): Item {
+  const original = dictHas(desc, 'value') ? toPy(dictGet(desc, 'value')) : undefined;
+  const item = builder.reset();
+  // The descriptor's keys and values in order (keys of a dict are distinct).
+  if (desc instanceof Map) for (const [k, v] of desc) item.add(k, itemValue(v));
+  else for (const k in desc) item.add(k, itemValue(desc[k]));
+  const dn = item.get('data_name');
   const dataName = pyTruthy(dn) ? pyStr(dn) : '-1';
   item.set('data_name', dataName);
   item.set('full_op_name', dataName !== '-1' ? rsplitHead(dataName) : name);
   item.set('state', state);
-  if (!item.has('requires_grad')) item.set('requires_grad', null);
-  for (const k of STATS) if (!item.has(k)) item.set(k, null);
+  if (!item.has('requires_grad')) item.add('requires_grad', null);
+  for (const k of STATS) if (!item.has(k)) item.add(k, null);
 
   if (!pyTruthy(item.get('dtype'))) {
     const type = item.get('type');
@@ -155,7 +221,7 @@ function leafItem(desc: Map<string, PyValue>, name: string, state: ItemState): R
       for (const k of STATS) item.set(k, text);
       item.set('md5', text);
     } else if (type === 'torch.ProcessGroup') {
-      const text = pyStr(desc.has('group_ranks') ? desc.get('group_ranks')! : null);
+      const text = pyStr(dictHas(desc, 'group_ranks') ? toPy(dictGet(desc, 'group_ranks')) : null);
       item.set('dtype', type);
       item.set('shape', '[]');
       for (const k of STATS) item.set(k, text);
@@ -166,9 +232,11 @@ function leafItem(desc: Map<string, PyValue>, name: string, state: ItemState): R
       for (const k of STATS) item.set(k, value);
     }
   }
-  if (!pyTruthy(item.get('md5'))) item.set('md5', crc32Hex(original === undefined ? '' : pyStr(original)));
-  return item;
+  if (!pyTruthy(item.get('md5'))) item.set('md5', original === undefined ? EMPTY_CRC : crc32Hex(pyStr(original)));
+  return item.build();
 }
+
+const EMPTY_CRC = crc32Hex('');
 
 /** `name.rsplit('.', 1)[0]` */
 function rsplitHead(name: string): string {

@@ -1,4 +1,4 @@
-import type { RawItem } from '../model/graph.js';
+import { Item, type ItemShape, type RawItem } from '../model/item.js';
 import type { FormatEra } from './formatEra.js';
 import type { PyValue } from './pyJson.js';
 import { pyExp, pyFixed, pyFloatRepr, pyRound, pyStr } from './pyFormat.js';
@@ -22,18 +22,25 @@ export type FormattedItem = Map<string, string | PyValue>;
 const PROCESS_GROUP_KEYS = new Set(['type', 'group_ranks', 'group_id', 'data_name']);
 const BATCH_P2P_KEYS = ['op', 'peer', 'tag', 'group_id'];
 
-/** Keys `format_node_data` deletes for this era, mode and node. */
-function droppedKeys(nodeId: string, opts: ItemFormatOptions): Set<string> {
+/** Keys `format_node_data` deletes for this era, mode and node (one shared set per combination). */
+function droppedKeys(nodeId: string, opts: ItemFormatOptions): ReadonlySet<string> {
+  const batch = nodeId.includes('batch_isend_irecv');
+  const slot = (opts.era === 'vis202507' ? 4 : 0) + (opts.md5Mode ? 2 : 0) + (batch ? 1 : 0);
+  return (droppedSets[slot] ??= makeDroppedKeys(opts.era, opts.md5Mode, batch));
+}
+const droppedSets: Array<Set<string> | undefined> = [];
+
+function makeDroppedKeys(era: FormatEra, md5Mode: boolean, batch: boolean): Set<string> {
   // E2 had neither `requires_grad` nor its compare column (both 2025-08-01); it exported `state` instead.
   const dropped = new Set<string>(
-    opts.era === 'vis202507' ? ['full_op_name', 'requires_grad', 'Requires_grad Consistent'] : ['full_op_name', 'state'],
+    era === 'vis202507' ? ['full_op_name', 'requires_grad', 'Requires_grad Consistent'] : ['full_op_name', 'state'],
   );
-  if (!opts.md5Mode) dropped.add('md5');
-  if (nodeId.includes('batch_isend_irecv')) for (const k of BATCH_P2P_KEYS) dropped.add(k);
+  if (!md5Mode) dropped.add('md5');
+  if (batch) for (const k of BATCH_P2P_KEYS) dropped.add(k);
   return dropped;
 }
 
-/** The formatted items as maps (tests, tools); the writers use `itemsJson`, which skips the maps. */
+/** The formatted items as maps (tests, tools); the writers use `itemsJsonText`, which skips the maps. */
 export function formatItems(data: ReadonlyMap<string, RawItem>, nodeId: string, opts: ItemFormatOptions): Map<string, FormattedItem> {
   const dropped = droppedKeys(nodeId, opts);
   const out = new Map<string, FormattedItem>();
@@ -47,13 +54,60 @@ export function formatItems(data: ReadonlyMap<string, RawItem>, nodeId: string, 
 
 /** The formatted items as JSON text at whatever depth the writer places them. */
 export function itemsJson(data: ReadonlyMap<string, RawItem>, nodeId: string, opts: ItemFormatOptions): JsonFragment {
-  return new JsonFragment((indent, level) => renderItems(data, droppedKeys(nodeId, opts), indent, level));
+  return new JsonFragment((indent, level) => itemsJsonText(data, nodeId, opts, indent, level));
+}
+
+/** The formatted items as the JSON text `json.dumps` writes at `level` (indent null = compact, as in `.vis.db`). */
+export function itemsJsonText(
+  data: ReadonlyMap<string, RawItem>,
+  nodeId: string,
+  opts: ItemFormatOptions,
+  indent: number | null = null,
+  level = 0,
+): string {
+  if (data.size === 0) return '{}';
+  return renderItems(data, droppedKeys(nodeId, opts), indent, level);
 }
 
 const NULL_ITEM_COMPACT = '{"value": "null"}';
 
+/**
+ * Which fields of an item shape survive `format_node_data`, with their JSON key text: computed once per shape and
+ * set of dropped keys, since a run's items share a few dozen shapes.
+ */
+interface RenderPlan {
+  /** Positions in the item's values, in order. */
+  keep: number[];
+  /** `"key": ` of each kept field. */
+  keyTexts: string[];
+  /** Index in `keep` of `Max` (a "null" Max makes the item `{"value": "null"}`), or -1. */
+  maxAt: number;
+  /** Index in `keep` of `error_key` (E0 files), or -1. */
+  errorKeyAt: number;
+  /** Position of `type` in the values (process groups keep fewer keys), or -1. */
+  typeIndex: number;
+}
+
+const plans = new WeakMap<ItemShape, Map<ReadonlySet<string>, RenderPlan>>();
+
+function planFor(shape: ItemShape, dropped: ReadonlySet<string>): RenderPlan {
+  let byDropped = plans.get(shape);
+  if (!byDropped) plans.set(shape, (byDropped = new Map()));
+  let plan = byDropped.get(dropped);
+  if (plan) return plan;
+  plan = { keep: [], keyTexts: [], maxAt: -1, errorKeyAt: -1, typeIndex: shape.index.get('type') ?? -1 };
+  shape.keys.forEach((k, i) => {
+    if (dropped.has(k)) return;
+    if (k === 'Max') plan!.maxAt = plan!.keep.length;
+    if (k === 'error_key') plan!.errorKeyAt = plan!.keep.length;
+    plan!.keep.push(i);
+    plan!.keyTexts.push(keyJson(k) + ': ');
+  });
+  byDropped.set(dropped, plan);
+  return plan;
+}
+
 function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<string>, indent: number | null, level: number): string {
-  if (data.size === 0) return '{}';
   const itemSep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
   const fieldSep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 2));
   const open = indent === null ? '{' : '{' + newlineIndent(indent * (level + 1));
@@ -65,8 +119,33 @@ function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<st
   for (const [key, item] of data) {
     if (!firstItem) out += itemSep;
     firstItem = false;
-    out += keyJson(key) + ': ';
-    // Same walk as forEachField, inlined: this loop runs for every field of every item of a run.
+    out += pyJsonString(key) + ': ';
+    if (item instanceof Item) {
+      const plan = planFor(item.shape, dropped);
+      const vals = item.vals;
+      if (plan.typeIndex < 0 || vals[plan.typeIndex] !== 'torch.ProcessGroup') {
+        const { keep, keyTexts, maxAt, errorKeyAt } = plan;
+        if (keep.length === 0) {
+          out += '{}';
+          continue;
+        }
+        let allNull = false;
+        let body = fieldOpen;
+        for (let j = 0; j < keep.length; j++) {
+          const value = vals[keep[j]];
+          let text: string;
+          if (j === errorKeyAt) text = errorKeyJson(value);
+          else {
+            text = valueJson(value);
+            if (j === maxAt && text === '"null"') allNull = true;
+          }
+          body += j === 0 ? keyTexts[j] + text : fieldSep + keyTexts[j] + text;
+        }
+        out += allNull ? nullItem : body + fieldClose;
+        continue;
+      }
+    }
+    // Any other item (a Map, a process group): the same walk, key by key.
     const processGroup = item.get('type') === 'torch.ProcessGroup';
     let allNull = false;
     let body = fieldOpen;
@@ -74,10 +153,8 @@ function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<st
     for (const [k, value] of item) {
       if (dropped.has(k) || (processGroup && !PROCESS_GROUP_KEYS.has(k))) continue;
       let text: string;
-      if (k === 'error_key') {
-        const v = formatErrorKey(value);
-        text = typeof v === 'string' ? pyJsonString(v) : pyJsonDumps(v);
-      } else {
+      if (k === 'error_key') text = errorKeyJson(value);
+      else {
         text = valueJson(value);
         if (k === 'Max' && text === '"null"') allNull = true;
       }
@@ -90,20 +167,37 @@ function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<st
   return out + (indent === null ? '}' : newlineIndent(indent * level) + '}');
 }
 
-// Short string values repeat endlessly ("torch.Tensor", "-1", "True"): their formatted JSON text is cached.
+function errorKeyJson(value: PyValue): string {
+  const v = formatErrorKey(value);
+  return typeof v === 'string' ? pyJsonString(v) : pyJsonDumps(v);
+}
+
+// Short string values repeat endlessly ("torch.Tensor", "-1", "True"): their formatted JSON text is cached. Values
+// that start with a digit (relative errors such as "1.554932%") are nearly all distinct and are not.
 const valueCache = new Map<string, string>();
 
 /** The JSON text of one formatted value. */
 function valueJson(value: PyValue): string {
-  if (typeof value === 'string' && value.length <= 40) {
-    let s = valueCache.get(value);
-    if (s === undefined) {
-      s = pyJsonString(formatString(value));
-      if (valueCache.size < 50_000) valueCache.set(value, s);
+  switch (typeof value) {
+    case 'string': {
+      const c = value.charCodeAt(0);
+      if (value.length > 40 || (c >= 0x30 && c <= 0x39)) return pyJsonString(formatString(value));
+      let s = valueCache.get(value);
+      if (s === undefined) {
+        s = pyJsonString(formatString(value));
+        if (valueCache.size < 50_000) valueCache.set(value, s);
+      }
+      return s;
     }
-    return s;
+    case 'number':
+      // Formatted floats are digits, '.', '-', 'e', '+', "nan", "inf": nothing to escape.
+      return '"' + formatFloat(value) + '"';
+    case 'bigint':
+      return '"' + value.toString() + '"';
+    case 'boolean':
+      return value ? '"True"' : '"False"';
   }
-  return pyJsonString(formatValue(value));
+  return value === null ? '"null"' : pyJsonString(pyStr(value));
 }
 
 // Item keys repeat endlessly ("Max", "data_name", …); their JSON text is cached.
@@ -152,12 +246,11 @@ function formatFloat(x: number): string {
   if (ax < 1e-4 || ax >= 1e16) return pyExp(x, 6);
   if (ax < 1e9) {
     // ≤ 15 significant digits: the 6-place decimal is already the shortest repr of round(x, 6), minus trailing 0s.
-    let s = pyFixed(x, 6);
+    const s = pyFixed(x, 6);
     let end = s.length;
     while (s.charCodeAt(end - 1) === 0x30) end--;
     if (s.charCodeAt(end - 1) === 0x2e) end++;
-    s = s.slice(0, end);
-    return s;
+    return end === s.length ? s : s.slice(0, end);
   }
   return pyFloatRepr(pyRound(x, 6));
 }
@@ -174,10 +267,20 @@ function formatErrorKey(value: PyValue): PyValue {
 function formatString(s: string): string {
   if (s.includes("'")) s = s.replaceAll("'", '');
   if (s.includes('None')) s = s.replaceAll('None', 'null');
-  const c = s.charCodeAt(0);
-  if (c >= 0x30 && c <= 0x39) {
-    const m = /^(\d{1,20})\.(\d{1,20})(%?)$/.exec(s);
-    if (m && m[2].length > 6) return pyFixed(Number(`${m[1]}.${m[2]}`), 6) + m[3];
-  }
+  // /^(\d{1,20})\.(\d{1,20})(%?)$/ with more than 6 decimals, by hand (this runs for every relative error).
+  const n = s.length;
+  let i = 0;
+  while (i < n && isDigit(s.charCodeAt(i))) i++;
+  if (i === 0 || i > 20 || s.charCodeAt(i) !== 0x2e) return s;
+  let j = i + 1;
+  while (j < n && isDigit(s.charCodeAt(j))) j++;
+  const decimals = j - i - 1;
+  if (decimals <= 6 || decimals > 20) return s;
+  if (j === n) return pyFixed(Number(s), 6);
+  if (j === n - 1 && s.charCodeAt(j) === 0x25) return pyFixed(Number(s.slice(0, j)), 6) + '%';
   return s;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
 }

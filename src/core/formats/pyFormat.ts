@@ -52,7 +52,7 @@ export function pyFixed(x: number, digits: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (Math.abs(x) >= 1e21) return exactFixed(x, digits);
   // A tie needs 2·x·10^digits to be an integer; the float product is an integer whenever the exact one is.
-  if (Number.isInteger(x * 2 * 10 ** digits)) return exactFixed(x, digits);
+  if (Number.isInteger(x * 2 * pow10(digits))) return exactFixed(x, digits);
   // toFixed keeps the sign of a small negative value ("-0.000000") as Python does, but not of -0 itself.
   return Object.is(x, -0) ? '-' + x.toFixed(digits) : x.toFixed(digits);
 }
@@ -72,14 +72,21 @@ export function pyExp(x: number, digits: number): string {
 /** True when x·10^(digits−E)·2 may be an integer, E being x's decimal exponent (or one less, near powers of 10). */
 function mayTieExp(x: number, digits: number): boolean {
   const e0 = Math.floor(Math.log10(Math.abs(x)));
-  for (const e of [e0 - 1, e0, e0 + 1]) {
+  for (let e = e0 - 1; e <= e0 + 1; e++) {
     const k = digits - e;
     // A tie means x = odd · 2^-(k+1), and 10^k must then be exact: for |k| > 22 no double can tie.
     if (k > 22 || k < -22) continue;
-    const scaled = k >= 0 ? x * 2 * 10 ** k : (x * 2) / 10 ** -k;
+    const scaled = k >= 0 ? x * 2 * POW10[k] : (x * 2) / POW10[-k];
     if (Number.isInteger(scaled)) return true;
   }
   return false;
+}
+
+/** 10^0 … 10^22, the powers of ten a double holds exactly. */
+const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
+
+function pow10(k: number): number {
+  return k >= 0 && k <= 22 ? POW10[k] : 10 ** k;
 }
 
 /** |x| = mantissa · 2^exponent, exactly. */

@@ -37,6 +37,26 @@ export class PyJsonError extends Error {
 const WS = new Uint8Array(128);
 for (const c of [0x20, 0x09, 0x0a, 0x0d]) WS[c] = 1;
 
+// Python ints are bigints; the small ones (shapes, counts) come from a table instead of one allocation each.
+const SMALL_INT_LIMIT = 1 << 16;
+const smallInts: bigint[] = [];
+function pyInt(v: number): bigint {
+  if (v < SMALL_INT_LIMIT) return (smallInts[v] ??= BigInt(v));
+  return BigInt(v);
+}
+
+/**
+ * Short strings repeat endlessly in a dump (keys such as "Max" and "dtype", values such as "torch.Tensor"): one
+ * string per distinct text keeps memory down and makes later Map lookups cheap. The table is keyed by a hash of the
+ * characters, so a repeat costs no allocation; it is shared by every parse (bounded, oldest-first eviction is not
+ * needed: once full, new texts are simply not interned).
+ */
+const INTERN_MAX_LENGTH = 40;
+const INTERN_SLOTS = 1 << 14;
+const INTERN_MAX_ENTRIES = INTERN_SLOTS >> 1;
+const internTable: Array<string | undefined> = new Array(INTERN_SLOTS);
+let internEntries = 0;
+
 export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
   const python = options.mode === 'python';
   const file = options.file ?? '<input>';
@@ -63,26 +83,57 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
     }
   };
 
-  // Object keys repeat millions of times in a dump ("Max", "dtype", …): one string object per distinct key saves
-  // memory and makes later Map lookups pointer comparisons.
-  const keys = new Map<string, string>();
-  const internKey = (k: string): string => {
-    if (k.length > 24) return k;
-    const known = keys.get(k);
-    if (known !== undefined) return known;
-    keys.set(k, k);
-    return k;
-  };
-
   const describe = (at: number) => (at >= n ? 'end of file' : `'${text[at]}'`);
+
+  /** text[start, end) as a string, interned when short. */
+  const plainString = (start: number, end: number, hash: number): string => {
+    const len = end - start;
+    if (len > INTERN_MAX_LENGTH) return text.slice(start, end);
+    let slot = (hash ^ (hash >>> 15) ^ len) & (INTERN_SLOTS - 1);
+    for (;;) {
+      const known = internTable[slot];
+      if (known === undefined) break;
+      if (known.length === len) {
+        let k = 0;
+        while (k < len && known.charCodeAt(k) === text.charCodeAt(start + k)) k++;
+        if (k === len) return known;
+      }
+      slot = (slot + 1) & (INTERN_SLOTS - 1);
+    }
+    // A flat copy: a slice would keep the whole file text alive for as long as the string lives.
+    const s = len < 13 ? text.slice(start, end) : flatten(text.slice(start, end));
+    if (internEntries < INTERN_MAX_ENTRIES) {
+      internTable[slot] = s;
+      internEntries++;
+    }
+    return s;
+  };
 
   const parseString = (): string => {
     // i is at the opening quote
     i++;
-    let start = i;
+    const begin = i;
+    // Fast scan over plain characters; most strings have no escapes.
+    let hash = 0;
+    let c = 0;
+    while (i < n) {
+      c = text.charCodeAt(i);
+      if (c === 0x22 || c === 0x5c || c < 0x20) break;
+      hash = (Math.imul(hash, 31) + c) | 0;
+      i++;
+    }
+    if (i >= n) fail('unterminated string (file truncated?)');
+    if (c === 0x22) {
+      i++;
+      return plainString(begin, i - 1, hash);
+    }
+    return escapedString(begin);
+  };
+
+  const escapedString = (begin: number): string => {
+    let start = begin;
     let out = '';
     while (true) {
-      // Fast scan over plain characters; most strings have no escapes.
       let c = 0;
       while (i < n) {
         c = text.charCodeAt(i);
@@ -91,7 +142,7 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
       }
       if (i >= n) fail('unterminated string (file truncated?)');
       if (c === 0x22) {
-        out = out ? out + text.slice(start, i) : text.slice(start, i);
+        out += text.slice(start, i);
         i++;
         return out;
       }
@@ -124,36 +175,53 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
     }
   };
 
-  const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-
   // JSON number grammar by hand (a sticky regex allocates a match per number, and dumps are mostly numbers).
   const parseNumber = (): number | bigint => {
     const start = i;
-    if (text.charCodeAt(i) === 0x2d) i++;
-    const first = text.charCodeAt(i);
-    if (first === 0x30) i++;
-    else if (first > 0x30 && first <= 0x39) while (isDigit(text.charCodeAt(i))) i++;
-    else return fail(`unexpected ${describe(start)}`, start);
+    let c = text.charCodeAt(i);
+    const negative = c === 0x2d;
+    if (negative) c = text.charCodeAt(++i);
+    // Integer digits are accumulated as they are scanned: ints (and short ones are most) need no substring.
+    let value = 0;
+    const digitsStart = i;
+    if (c === 0x30) i++;
+    else if (c > 0x30 && c <= 0x39) {
+      do {
+        value = value * 10 + (c - 0x30);
+        c = text.charCodeAt(++i);
+      } while (c >= 0x30 && c <= 0x39);
+    } else return fail(`unexpected ${describe(start)}`, start);
     let isFloat = false;
-    if (text.charCodeAt(i) === 0x2e && isDigit(text.charCodeAt(i + 1))) {
-      isFloat = true;
-      i += 2;
-      while (isDigit(text.charCodeAt(i))) i++;
+    c = text.charCodeAt(i);
+    if (c === 0x2e) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0x30 && d <= 0x39) {
+        isFloat = true;
+        i += 2;
+        for (c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i));
+      }
     }
-    const e = text.charCodeAt(i);
-    if (e === 0x65 || e === 0x45) {
+    if (c === 0x65 || c === 0x45) {
       let j = i + 1;
       const sign = text.charCodeAt(j);
       if (sign === 0x2b || sign === 0x2d) j++;
-      if (isDigit(text.charCodeAt(j))) {
+      const d = text.charCodeAt(j);
+      if (d >= 0x30 && d <= 0x39) {
         isFloat = true;
         i = j + 1;
-        while (isDigit(text.charCodeAt(i))) i++;
+        for (c = text.charCodeAt(i); c >= 0x30 && c <= 0x39; c = text.charCodeAt(++i));
       }
     }
-    const lexeme = text.slice(start, i);
-    if (python && !isFloat) return BigInt(lexeme);
-    return Number(lexeme);
+    if (!isFloat) {
+      // 15 digits are always exact in a double; longer ints go through the text.
+      if (i - digitsStart <= 15) {
+        if (!python) return negative ? -value : value;
+        return negative ? -pyInt(value) : pyInt(value);
+      }
+      const lexeme = text.slice(start, i);
+      return python ? BigInt(lexeme) : Number(lexeme);
+    }
+    return Number(text.slice(start, i));
   };
 
   const literal = (word: string, value: unknown) => {
@@ -164,85 +232,94 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
     return fail(`unexpected ${describe(i)}`);
   };
 
+  const parseObject = (depth: number): unknown => {
+    i++;
+    const map: Map<string, unknown> | null = python ? new Map() : null;
+    const obj: Record<string, unknown> | null = python ? null : Object.create(null);
+    skipWs();
+    if (text.charCodeAt(i) === 0x7d) {
+      i++;
+      return map ?? obj;
+    }
+    while (true) {
+      skipWs();
+      if (text.charCodeAt(i) !== 0x22) fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected a key string, found ${describe(i)}`);
+      const key = parseString();
+      skipWs();
+      if (text.charCodeAt(i) !== 0x3a) fail(`expected ':' after key, found ${describe(i)}`);
+      i++;
+      const v = parseValue(depth + 1);
+      if (map) map.set(key, v);
+      else obj![key] = v;
+      skipWs();
+      const c = text.charCodeAt(i);
+      if (c === 0x2c) {
+        i++;
+        continue;
+      }
+      if (c === 0x7d) {
+        i++;
+        return map ?? obj;
+      }
+      fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected ',' or '}', found ${describe(i)}`);
+    }
+  };
+
+  const parseArray = (depth: number): unknown[] => {
+    i++;
+    const arr: unknown[] = [];
+    skipWs();
+    if (text.charCodeAt(i) === 0x5d) {
+      i++;
+      return arr;
+    }
+    while (true) {
+      arr.push(parseValue(depth + 1));
+      skipWs();
+      const c = text.charCodeAt(i);
+      if (c === 0x2c) {
+        i++;
+        continue;
+      }
+      if (c === 0x5d) {
+        i++;
+        return arr;
+      }
+      fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected ',' or ']', found ${describe(i)}`);
+    }
+  };
+
   // Iterative nesting would be faster on pathological depth; msprobe files are at most a few hundred levels deep.
   const parseValue = (depth: number): unknown => {
     if (depth > 10_000) fail('nesting too deep');
     skipWs();
     if (i >= n) fail('unexpected end of file (file truncated?)');
-    const c = text[i];
+    const c = text.charCodeAt(i);
     switch (c) {
-      case '{': {
-        i++;
-        const obj: Map<string, unknown> | Record<string, unknown> = python ? new Map() : Object.create(null);
-        skipWs();
-        if (text[i] === '}') {
-          i++;
-          return obj;
-        }
-        while (true) {
-          skipWs();
-          if (text[i] !== '"') fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected a key string, found ${describe(i)}`);
-          const key = internKey(parseString());
-          skipWs();
-          if (text[i] !== ':') fail(`expected ':' after key, found ${describe(i)}`);
-          i++;
-          const v = parseValue(depth + 1);
-          if (python) (obj as Map<string, unknown>).set(key, v);
-          else (obj as Record<string, unknown>)[key] = v;
-          skipWs();
-          if (text[i] === ',') {
-            i++;
-            continue;
-          }
-          if (text[i] === '}') {
-            i++;
-            return obj;
-          }
-          fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected ',' or '}', found ${describe(i)}`);
-        }
-      }
-      case '[': {
-        i++;
-        const arr: unknown[] = [];
-        skipWs();
-        if (text[i] === ']') {
-          i++;
-          return arr;
-        }
-        while (true) {
-          arr.push(parseValue(depth + 1));
-          skipWs();
-          if (text[i] === ',') {
-            i++;
-            continue;
-          }
-          if (text[i] === ']') {
-            i++;
-            return arr;
-          }
-          fail(i >= n ? 'unexpected end of file (file truncated?)' : `expected ',' or ']', found ${describe(i)}`);
-        }
-      }
-      case '"':
+      case 0x7b: // {
+        return parseObject(depth);
+      case 0x5b: // [
+        return parseArray(depth);
+      case 0x22: // "
         return parseString();
-      case 't':
+      case 0x74: // t
         return literal('true', true);
-      case 'f':
+      case 0x66: // f
         return literal('false', false);
-      case 'n':
+      case 0x6e: // n
         return literal('null', null);
-      case 'N':
+      case 0x4e: // N
         return literal('NaN', NaN);
-      case 'I':
+      case 0x49: // I
         return literal('Infinity', Infinity);
-      case '-':
+      case 0x2d: // -
         if (text.startsWith('-Infinity', i)) {
           i += 9;
           return -Infinity;
         }
         return parseNumber();
       default:
-        if (c >= '0' && c <= '9') return parseNumber();
+        if (c >= 0x30 && c <= 0x39) return parseNumber();
         return fail(`unexpected ${describe(i)}`);
     }
   };
@@ -252,4 +329,10 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
   skipWs();
   if (i < n) fail(`unexpected ${describe(i)} after the end of the JSON value`);
   return value;
+}
+
+/** A copy of `s` that does not point into the string it was sliced from. */
+function flatten(s: string): string {
+  // Number-to-string coercion forces a flat sequential copy; cheaper than s.split('').join('').
+  return (' ' + s).slice(1);
 }

@@ -66,12 +66,14 @@ export function pyJsonString(s: string): string {
   return out + s.slice(start) + '"';
 }
 
-function numberText(v: number): string {
+/** A number as `json.dumps` writes it: an integral value as an int, anything else as a float repr. */
+export function numberText(v: number): string {
   if (Number.isInteger(v) && !Object.is(v, -0) && Math.abs(v) < 1e21) return String(v);
   return floatText(v);
 }
 
-function floatText(v: number): string {
+/** A Python float as `json.dumps` writes it (`1.0`, `NaN`, `Infinity`). */
+export function floatText(v: number): string {
   if (v !== v) return 'NaN';
   if (v === Infinity) return 'Infinity';
   if (v === -Infinity) return '-Infinity';
@@ -82,6 +84,15 @@ const newlineIndents: string[] = [];
 /** `"\n"` followed by `n` spaces (cached: the writers ask for the same few thousands of times). */
 export function newlineIndent(n: number): string {
   return (newlineIndents[n] ??= '\n' + ' '.repeat(n));
+}
+
+/** A list of strings as `json.dumps(…, indent)` writes it when nested at `level` (the Writer's array, by hand). */
+export function stringListJson(list: readonly string[], indent: number | null, level: number): string {
+  if (list.length === 0) return '[]';
+  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
+  let out = (indent === null ? '[' : '[' + newlineIndent(indent * (level + 1))) + pyJsonString(list[0]);
+  for (let i = 1; i < list.length; i++) out += sep + pyJsonString(list[i]);
+  return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
 }
 
 /** `json.dumps(value)` with Python's default separators. */

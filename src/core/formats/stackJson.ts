@@ -9,8 +9,12 @@ export const STACK_NOT_DICT_PROBLEM =
  * stack.json in either shape (msprobe-format.md §1.6) → dump name → stack lines.
  * Old: `{name: [lines]}`. New (2025-05+, detected by a truthy `"0"`): `{"0": [[names], [lines]], …}`.
  * A value that is not a list becomes `[]` (msprobe would copy it verbatim; no dumper writes one).
+ * `input` is the file's text or its UTF-8 bytes (the common case then never becomes one string).
  */
-export function parseStackJson(text: string, file = 'stack.json'): Map<string, string[]> {
+export function parseStackJson(input: string | Uint8Array, file = 'stack.json'): Map<string, string[]> {
+  const scanned = scanOldFormat(typeof input === 'string' ? encoder.encode(input) : input);
+  if (scanned) return scanned;
+  const text = typeof input === 'string' ? input : decoder.decode(input);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
   const out = new Map<string, string[]>();
@@ -41,6 +45,115 @@ export function parseStackJson(text: string, file = 'stack.json'): Map<string, s
     for (const name of names) out.set(pyStr(name), stack);
   }
   return out;
+}
+
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+const encoder = new TextEncoder();
+
+/**
+ * The common case, an old-format file (`{name: [lines]}`) that repeats a few hundred distinct stacks thousands of
+ * times, read from its bytes without parsing every copy (and without the text of the whole file): the scan only
+ * finds where each value starts and ends, and each distinct value is decoded and parsed once (equal values share one
+ * array). Anything unexpected (the new format, a value that is not a list of strings, malformed JSON) returns null
+ * for the general readers below.
+ */
+function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
+  const n = bytes.length;
+  // Distinct values by a cheap fingerprint (length and a few bytes), then by comparing their text: hashing every
+  // value's whole text as a Map key costs more than the comparisons.
+  const byPrint = new Map<number, Array<{ raw: string; lines: string[] }>>();
+  const out = new Map<string, string[]>();
+  let i = skipWs(bytes, 0);
+  if (bytes[i] !== 0x7b) return null;
+  i = skipWs(bytes, i + 1);
+  if (bytes[i] === 0x7d) return null; // {} takes the general path (nothing to gain)
+  for (;;) {
+    i = skipWs(bytes, i);
+    if (bytes[i] !== 0x22) return null;
+    const keyStart = i;
+    i = stringEnd(bytes, i);
+    if (i < 0) return null;
+    let escaped = false;
+    for (let k = keyStart + 1; k < i - 1 && !escaped; k++) escaped = bytes[k] === 0x5c;
+    const keyText = decoder.decode(bytes.subarray(keyStart, i));
+    const key = escaped ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
+    // The new format's group numbers: the general path decides between the formats.
+    if (key === '0') return null;
+    i = skipWs(bytes, i);
+    if (bytes[i] !== 0x3a) return null;
+    i = skipWs(bytes, i + 1);
+    if (bytes[i] !== 0x5b) return null;
+    const valueStart = i;
+    i = skipWs(bytes, i + 1);
+    if (bytes[i] !== 0x5d) {
+      for (;;) {
+        i = skipWs(bytes, i);
+        if (bytes[i] !== 0x22) return null;
+        i = stringEnd(bytes, i);
+        if (i < 0) return null;
+        i = skipWs(bytes, i);
+        const c = bytes[i];
+        if (c === 0x2c) {
+          i++;
+          continue;
+        }
+        if (c === 0x5d) break;
+        return null;
+      }
+    }
+    i++;
+    const length = i - valueStart;
+    let print = length;
+    for (let k = 1; k <= 8; k++) print = (Math.imul(print, 31) + bytes[valueStart + ((length * k) >> 3) - 1]) | 0;
+    let candidates = byPrint.get(print);
+    if (!candidates) byPrint.set(print, (candidates = []));
+    const raw = decoder.decode(bytes.subarray(valueStart, i));
+    let lines: string[] | undefined;
+    for (const c of candidates) {
+      if (c.raw === raw) {
+        lines = c.lines;
+        break;
+      }
+    }
+    if (!lines) {
+      try {
+        lines = JSON.parse(raw) as string[];
+      } catch {
+        return null;
+      }
+      candidates.push({ raw, lines });
+    }
+    out.set(key, lines);
+    i = skipWs(bytes, i);
+    const c = bytes[i];
+    if (c === 0x2c) {
+      i++;
+      continue;
+    }
+    if (c !== 0x7d) return null;
+    return skipWs(bytes, i + 1) === n ? out : null;
+  }
+}
+
+function skipWs(bytes: Uint8Array, i: number): number {
+  while (i < bytes.length) {
+    const c = bytes[i];
+    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+    i++;
+  }
+  return i;
+}
+
+/** From the opening quote of a string at i: just past its closing quote, or -1 when it is unterminated. */
+function stringEnd(bytes: Uint8Array, i: number): number {
+  let j = bytes.indexOf(0x22, i + 1);
+  while (j > 0 && bytes[j - 1] === 0x5c) {
+    let b = j - 1;
+    while (bytes[b] === 0x5c) b--;
+    if (((j - 1 - b) & 1) === 0) break;
+    j = bytes.indexOf(0x22, j + 1);
+  }
+  return j < 0 ? -1 : j + 1;
 }
 
 /**

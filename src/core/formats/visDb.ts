@@ -1,8 +1,8 @@
 import type { Graph, GraphNode } from '../model/graph.js';
-import { itemsJson } from './itemFormat.js';
+import { itemsJsonText } from './itemFormat.js';
 import type { PyValue } from './pyJson.js';
 import { pyStr } from './pyFormat.js';
-import { pyJsonDumps, type JsonTree } from './pyJsonWrite.js';
+import { pyJsonDumps, pyJsonString, type JsonTree } from './pyJsonWrite.js';
 
 /**
  * The `.vis.db` content of the current era (msprobe-format.md §4.2, schema v2 with `tb_stack`): the DDL text
@@ -134,44 +134,76 @@ export interface GraphRows {
  * first-seen order. Orphans (unreachable nodes) are not written.
  */
 export function forEachGraphRow(graph: Graph, opts: GraphRowsOptions, onNode: (row: DbNodeRow) => void): DbStackRow[] {
+  const rows = graphRowsOf(graph, opts);
+  for (;;) {
+    const next = rows.next();
+    if (next.done) return next.value;
+    onNode(next.value);
+  }
+}
+
+/** `forEachGraphRow` as a generator of the node rows; its return value is the stack rows. */
+export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<DbNodeRow, DbStackRow[]> {
   const graphId = `${opts.source}_${opts.step}_${opts.rank}`;
   const itemOpts = { era: 'db' as const, md5Mode: opts.md5Mode };
   const stackIds = new Map<string, string>();
   // Nodes share stack arrays (interned stack.json entries, backward twins): their JSON text is made once.
   const stackTexts = new Map<string[], string>();
   const dumpDataDir = sqlValue(graph.dumpDataDir);
-  postOrder(graph.root).forEach((node, order) => {
+  const order = postOrder(graph.root);
+  // Node ids appear in many rows (every descendant's matched_node_link): their JSON text is made once.
+  const idJson = new Map<string, string>();
+  for (let i = 0; i < order.length; i++) {
+    const node = order[i];
     let stackText = stackTexts.get(node.stackInfo);
     if (stackText === undefined) stackTexts.set(node.stackInfo, (stackText = pyJsonDumps(node.stackInfo)));
     let stackId = stackIds.get(stackText);
     if (stackId === undefined) stackIds.set(stackText, (stackId = `${graphId}_${stackIds.size}`));
-    onNode([
+    yield [
       `${graphId}_${node.id}`,
       graphId,
-      order,
+      i,
       node.id,
       String(node.op),
       node.upnode ? node.upnode.id : '',
-      node.subnodes.length ? pyJsonDumps(node.subnodes.map((n) => n.id)) : '',
+      node.subnodes.length ? nodeIdsJson(node.subnodes) : '',
       node.data.precisionIndex ?? null,
       node.data.overflowLevel ?? null,
       node.microStepId ?? 0,
-      pyJsonDumps(node.matchedNodeLink),
+      idsJson(node.matchedNodeLink, idJson),
       stackId,
       node.parallelMergeInfo.length ? pyJsonDumps(node.parallelMergeInfo) : '',
-      pyJsonDumps((node.matchedDistributed ?? {}) as JsonTree),
+      node.matchedDistributed === null || node.matchedDistributed === undefined ? '{}' : pyJsonDumps(node.matchedDistributed as JsonTree),
       0,
-      pyJsonDumps(itemsJson(node.inputData, node.id, itemOpts)),
-      pyJsonDumps(itemsJson(node.outputData, node.id, itemOpts)),
+      itemsJsonText(node.inputData, node.id, itemOpts),
+      itemsJsonText(node.outputData, node.id, itemOpts),
       opts.source,
       dumpDataDir,
       opts.step,
       opts.rank,
-    ]);
-  });
+    ];
+  }
   const stacks: DbStackRow[] = [];
   for (const [text, id] of stackIds) stacks.push([id, text]);
   return stacks;
+}
+
+/** `json.dumps` of a list of node ids, their JSON texts kept in `known`. */
+function idsJson(ids: readonly string[], known: Map<string, string>): string {
+  if (ids.length === 0) return '[]';
+  let out = '[';
+  for (let k = 0; k < ids.length; k++) {
+    let text = known.get(ids[k]);
+    if (text === undefined) known.set(ids[k], (text = pyJsonString(ids[k])));
+    out += k === 0 ? text : ', ' + text;
+  }
+  return out + ']';
+}
+
+function nodeIdsJson(nodes: readonly GraphNode[]): string {
+  let out = '[' + pyJsonString(nodes[0].id);
+  for (let i = 1; i < nodes.length; i++) out += ', ' + pyJsonString(nodes[i].id);
+  return out + ']';
 }
 
 /** `forEachGraphRow` collected into arrays. */

@@ -1,7 +1,18 @@
 import { getPrecisionIndex, md5Result } from '../compare/nodeResults.js';
 import type { Graph, GraphNode } from '../model/graph.js';
-import { itemsJson } from './itemFormat.js';
-import { JsonFragment, LazyObject, PyFloat, renderPyJson, writePyJson, type JsonTree } from './pyJsonWrite.js';
+import { itemsJsonText } from './itemFormat.js';
+import {
+  JsonFragment,
+  LazyObject,
+  newlineIndent,
+  numberText,
+  PyFloat,
+  pyJsonString,
+  renderPyJson,
+  stringListJson,
+  writePyJson,
+  type JsonTree,
+} from './pyJsonWrite.js';
 
 /**
  * The JSON `.vis` file of the last JSON era (msprobe-format.md §4.3, E2 as of mid 2025): `json.dumps(indent=4)`
@@ -54,43 +65,54 @@ function graphTree(graph: Graph, md5Mode: boolean): Map<string, JsonTree> {
 }
 
 function* nodeEntries(graph: Graph, md5Mode: boolean): Iterable<[string, JsonTree]> {
-  const stackJson = stackFragments();
-  for (const [id, node] of graph.nodeMap) yield [id, nodeTree(node, md5Mode, stackJson)];
+  const stackJson = stackTexts();
+  for (const [id, node] of graph.nodeMap) {
+    yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, stackJson, indent, level))];
+  }
 }
 
 /** Stacks are shared arrays (interned stack.json entries, backward twins): each is rendered once per file. */
-function stackFragments(): (lines: string[]) => JsonTree {
-  const cache = new Map<string[], JsonFragment>();
-  return (lines) => {
-    if (lines.length <= 1) return lines;
-    let fragment = cache.get(lines);
-    if (!fragment) {
-      let text: string | undefined;
-      fragment = new JsonFragment((indent, level) => (text ??= renderPyJson(lines, indent, level)));
-      cache.set(lines, fragment);
-    }
-    return fragment;
+function stackTexts(): (lines: string[], indent: number | null, level: number) => string {
+  const cache = new Map<string[], string>();
+  return (lines, indent, level) => {
+    if (lines.length <= 1) return stringListJson(lines, indent, level);
+    let text = cache.get(lines);
+    if (text === undefined) cache.set(lines, (text = stringListJson(lines, indent, level)));
+    return text;
   };
 }
 
-function nodeTree(node: GraphNode, md5Mode: boolean, stackJson: (lines: string[]) => JsonTree): JsonTree {
+/**
+ * One node object, as `json.dumps(indent)` writes it at `level` (`{id, node_type, output_data, input_data, upnode,
+ * subnodes, matched_node_link, suggestions, stack_info, [micro_step_id], data, [matched_distributed],
+ * [parallel_merge_info]}`), straight to text: the writer's generic walk would need a Map per node.
+ */
+function nodeJson(
+  node: GraphNode,
+  md5Mode: boolean,
+  stackJson: (lines: string[], indent: number | null, level: number) => string,
+  indent: number | null,
+  level: number,
+): string {
+  const inner = level + 1;
+  const sep = indent === null ? ', "' : ',' + newlineIndent(indent * inner) + '"';
   const opts = { era: 'vis202507' as const, md5Mode };
-  const out = new Map<string, JsonTree>([
-    ['id', node.id],
-    ['node_type', node.op],
-    ['output_data', itemsJson(node.outputData, node.id, opts)],
-    ['input_data', itemsJson(node.inputData, node.id, opts)],
-    ['upnode', node.upnode ? node.upnode.id : 'None'],
-    ['subnodes', node.subnodes.map((n) => n.id)],
-    ['matched_node_link', node.matchedNodeLink],
-    ['suggestions', {}],
-    ['stack_info', stackJson(node.stackInfo)],
-  ]);
-  if (node.microStepId !== null) out.set('micro_step_id', node.microStepId);
-  out.set('data', nodeDataTree(node));
-  if (isNonEmpty(node.matchedDistributed)) out.set('matched_distributed', node.matchedDistributed as JsonTree);
-  if (node.parallelMergeInfo.length) out.set('parallel_merge_info', node.parallelMergeInfo);
-  return out;
+  let out = (indent === null ? '{"id": ' : '{' + newlineIndent(indent * inner) + '"id": ') + pyJsonString(node.id);
+  out += sep + 'node_type": ' + numberText(node.op);
+  out += sep + 'output_data": ' + itemsJsonText(node.outputData, node.id, opts, indent, inner);
+  out += sep + 'input_data": ' + itemsJsonText(node.inputData, node.id, opts, indent, inner);
+  out += sep + 'upnode": ' + pyJsonString(node.upnode ? node.upnode.id : 'None');
+  out += sep + 'subnodes": ' + stringListJson(node.subnodes.map((n) => n.id), indent, inner);
+  out += sep + 'matched_node_link": ' + stringListJson(node.matchedNodeLink, indent, inner);
+  out += sep + 'suggestions": {}';
+  out += sep + 'stack_info": ' + stackJson(node.stackInfo, indent, inner);
+  if (node.microStepId !== null) out += sep + 'micro_step_id": ' + numberText(node.microStepId);
+  out += sep + 'data": ' + renderPyJson(nodeDataTree(node), indent, inner);
+  if (isNonEmpty(node.matchedDistributed)) {
+    out += sep + 'matched_distributed": ' + renderPyJson(node.matchedDistributed as JsonTree, indent, inner);
+  }
+  if (node.parallelMergeInfo.length) out += sep + 'parallel_merge_info": ' + stringListJson(node.parallelMergeInfo, indent, inner);
+  return out + (indent === null ? '}' : newlineIndent(indent * level) + '}');
 }
 
 /**

@@ -1,4 +1,7 @@
 import type { PyValue } from '../formats/pyJson.js';
+import type { RawItem } from './item.js';
+
+export { Item, type RawItem } from './item.js';
 
 /**
  * The in-memory graph that `graph` builds from dump directories (msprobe-format.md §2.1). One `Graph` per
@@ -9,19 +12,12 @@ import type { PyValue } from '../formats/pyJson.js';
 export const NodeOp = { module: 0, functionApi: 1, multiCollection: 8, apiCollection: 9 } as const;
 export type NodeOpValue = (typeof NodeOp)[keyof typeof NodeOp];
 
-/**
- * One flattened input/output/parameter item (§2.5) before export formatting: the dump descriptor's keys in file
- * order plus the keys parsing adds (`data_name`, `full_op_name`, `state`, `requires_grad`, stats, …), then the
- * compare columns. Values keep Python semantics (bigint = int, number = float) until `formatItem` (§4.1).
- */
-export type RawItem = Map<string, PyValue>;
-
 export class GraphNode {
   upnode: GraphNode | null = null;
   readonly subnodes: GraphNode[] = [];
   /** key (e.g. `X.input.0`, `X.parameters.weight`) → item; parameters and parameters_grad live here too. */
-  readonly inputData = new Map<string, RawItem>();
-  readonly outputData = new Map<string, RawItem>();
+  inputData = new Map<string, RawItem>();
+  outputData = new Map<string, RawItem>();
   /** `precision_index`, `overflow_level` — written as the node's `data` object. */
   readonly data: { precisionIndex?: number; overflowLevel?: 'medium' | 'high' | 'critical' } = {};
   matchedNodeLink: string[] = [];
@@ -47,6 +43,16 @@ export class GraphNode {
 
   /** Ancestor ids from the root down to the parent (msprobe `get_ancestors`); [] on a cycle. */
   ancestors(): string[] {
+    const out: string[] = [];
+    // Hierarchies are a few dozen levels deep: only a longer chain is checked for a cycle.
+    for (let p = this.upnode; p; p = p.upnode) {
+      if (out.length === 256) return this.ancestorsChecked();
+      out.push(p.id);
+    }
+    return out.reverse();
+  }
+
+  private ancestorsChecked(): string[] {
     const out: string[] = [];
     const seen = new Set<GraphNode>([this]);
     for (let p = this.upnode; p; p = p.upnode) {

@@ -1,0 +1,187 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateDumps } from '../../bench/dumpgen/generate.mjs';
+import { parseConstructJson } from '../../src/core/formats/constructJson.js';
+import { parseDumpJson, readDumpJson, visitDumpJson } from '../../src/core/formats/dumpJson.js';
+import { PyJsonError, parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
+import { parsePyJsonNative, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
+import { parseStackJson } from '../../src/core/formats/stackJson.js';
+
+// The fast readers (native JSON.parse + pre-scan, batches of dump entries, the stack.json scan) must give exactly
+// what the Python-mode hand parser gives: same values with Python types (int vs float, NaN), same key order, same
+// errors. Every case is read both ways and compared.
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'graph-fastread-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A canonical text of a parsed value: types, key order and NaN/-0 all show. */
+function canon(v: DumpValue | undefined): string {
+  if (v === undefined) return 'U';
+  if (v === null) return 'N';
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'T' : 'F';
+    case 'string':
+      return JSON.stringify(v);
+    case 'bigint':
+      return `i${v}`;
+    case 'number':
+      return Object.is(v, -0) ? 'f-0' : `f${v}`;
+  }
+  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
+  const entries = v instanceof Map ? [...v] : Object.entries(v);
+  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canon(x)}`).join(',')}}`;
+}
+
+function errorOf(f: () => unknown): string | null {
+  try {
+    f();
+    return null;
+  } catch (e) {
+    return e instanceof PyJsonError ? `${e.line}:${e.column}:${e.problem}` : String(e);
+  }
+}
+
+/** readDumpJson (fast) and parseDumpJson (hand parser) agree on `text`: values, order, or the error. */
+function expectSameDump(text: string): void {
+  const slow = errorOf(() => parseDumpJson(text, 'dump.json'));
+  const fast = errorOf(() => readDumpJson(text, 'dump.json'));
+  expect(fast).toBe(slow);
+  if (slow !== null) return;
+  const a = parseDumpJson(text, 'dump.json');
+  const b = readDumpJson(text, 'dump.json');
+  expect(canon(b.top as DumpValue)).toBe(canon(a.top));
+  expect(canon(b.data as DumpValue)).toBe(canon(a.data));
+  expect([b.task, b.level, b.framework, b.dumpDataDir].map((v) => canon(v))).toEqual([a.task, a.level, a.framework, a.dumpDataDir].map((v) => canon(v)));
+  // visiting order is the data order
+  const visited: string[] = [];
+  visitDumpJson(text, 'dump.json', { entry: (name) => void visited.push(name) });
+  expect(visited).toEqual([...a.data.keys()]);
+}
+
+const T = `{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2, 3], "Max": 1.0, "Min": -0.5, "Mean": 0.25, "Norm": 3, "requires_grad": true}`;
+
+describe('dump.json read in batches with the native parser', () => {
+  it.each([
+    ['plain', `{"task": "statistics", "level": "L1", "framework": "pytorch", "dump_data_dir": null, "data": {"A.0.forward": {"input_args": [${T}], "output": [${T}]}, "B.0.forward": {"output": [null]}}}`],
+    ['int vs float', `{"task": "statistics", "data": {"x": {"a": [1, 1.0, 1e3, 1E+2, -0, -0.0, 0, 12345678901234567890, -9007199254740993, 2.5e-07]}}}`],
+    ['NaN and Infinity in an entry', `{"task": "statistics", "data": {"a": {"output": [{"type": "torch.Tensor", "Max": NaN, "Min": -Infinity, "Mean": Infinity}]}, "b": {"v": [1, 2.0]}}}`],
+    ['NaN at the top level', `{"task": "statistics", "x": NaN, "data": {"a": {"v": 1}}}`],
+    ['integer-like keys inside an entry', `{"task": "t", "data": {"a": {"z": 1, "1": 2.0, "0": 3}, "b": {"k": 4}}}`],
+    ['integer-like entry names', `{"task": "t", "data": {"5": {"v": 1}, "2": {"v": 2}, "x": {"v": 3.0}}}`],
+    ['escaped keys', `{"task": "t", "data": {"a\\u0030": {"\\u0031": 1, "k\\"q": 2}, "b": {"v": 1}}}`],
+    ['a key repeated inside an entry', `{"task": "t", "data": {"a": {"k": 1, "j": 2.0, "k": 3.0}, "b": {"v": 1}}}`],
+    ['an entry name repeated', `{"task": "t", "data": {"a": {"v": 1}, "b": {"v": 2}, "a": {"v": 3.0}}}`],
+    ['data repeated', `{"task": "t", "data": {"a": {"v": 1}}, "level": "x", "data": {"b": {"v": 2}}}`],
+    ['data not a dict', `{"task": "t", "data": [1, 2]}`],
+    ['data repeated, the last not a dict', `{"task": "t", "data": {"a": 1}, "data": 3}`],
+    ['no data', `{"task": "t", "level": "x"}`],
+    ['empty data', `{"task": "t", "data": {}}`],
+    ['__proto__ everywhere', `{"__proto__": {"x": 1}, "task": "t", "data": {"__proto__": {"__proto__": 2, "constructor": 1.0}, "toString": {"v": 1}}}`],
+    ['unicode and escapes in values', `{"task": "t", "data": {"名": {"s": "é\\n\\"\\\\\\u4e0e\\/", "t": "\\ud83d\\ude00"}}}`],
+    ['compact', `{"task":"t","data":{"a":{"v":[1,2.0]},"b":{"v":{"w":null}}}}`],
+    ['indented', JSON.stringify(JSON.parse(`{"task": "t", "data": {"a": {"v": [1, 2.5]}}}`), null, 1).replace('2.5', '2.0')],
+    ['empty containers', `{"task": "t", "data": {"a": {}, "b": [], "c": {"d": {}, "e": []}}}`],
+    ['scalar entries', `{"task": "t", "data": {"a": 1, "b": "s", "c": null, "d": true, "e": 1.5}}`],
+    ['top is a list', `[1, 2]`],
+    ['top is a string', `"x"`],
+    ['BOM', `\ufeff{"task": "t", "data": {"a": {"v": 1}}}`],
+  ])('%s', (_, text) => expectSameDump(text));
+
+  it.each([
+    ['truncated', `{"task": "t", "data": {"a": {"v": 1}`],
+    ['missing comma between entries', `{"task": "t", "data": {"a": {"v": 1} "b": {"v": 2}}}`],
+    ['garbage between entries', `{"task": "t", "data": {"a": {"v": 1}, x "b": {"v": 2}}}`],
+    ['garbage between top-level members', `{"task": "t" x, "data": {"a": 1}}`],
+    ['bad literal inside an entry', `{"task": "t", "data": {"a": {"v": tru}}}`],
+    ['control character in a string', `{"task": "t", "data": {"a": {"v": "a\tb"}}}`],
+    ['bad escape', `{"task": "t", "data": {"a": {"v": "a\\xb"}}}`],
+    ['trailing comma', `{"task": "t", "data": {"a": {"v": 1},}}`],
+    ['trailing text', `{"task": "t", "data": {}} x`],
+    ['two documents', `{"task": "t", "data": {}} {}`],
+    ['leading zero', `{"task": "t", "data": {"a": {"v": 01}}}`],
+    ['lone minus', `{"task": "t", "data": {"a": {"v": -}}}`],
+    ['unclosed string', `{"task": "t", "data": {"a": {"v": "abc}}}`],
+    ['mismatched brackets', `{"task": "t", "data": {"a": {"v": [1}}}`],
+    ['colon instead of comma', `{"task": "t", "data": {"a": 1: 2}}`],
+  ])('reports %s as the hand parser does', (_, text) => expectSameDump(text));
+
+  it('reads generated dumps exactly (statistics, md5, overflow NaN/inf, fused kernels, grouped stacks)', () => {
+    const cases = [
+      { layers: 2, overflow: true, seed: 11 },
+      { layers: 2, md5: true, seed: 12, stackFormat: 'grouped' as const },
+      { layers: 1, fused: true, seed: 13, microSteps: 2 },
+    ];
+    for (const [i, c] of cases.entries()) {
+      const out = path.join(tmp, `gen${i}`);
+      generateDumps({ ...c, out, bench: false, log: () => {} });
+      const dir = path.join(out, 'npu');
+      expectSameDump(readFileSync(path.join(dir, 'dump.json'), 'utf8'));
+      const stackText = readFileSync(path.join(dir, 'stack.json'), 'utf8');
+      expect(canon(parseStackJson(stackText) as unknown as DumpValue)).toBe(canon(stackOracle(stackText) as unknown as DumpValue));
+      const constructText = readFileSync(path.join(dir, 'construct.json'), 'utf8');
+      expect(parseConstructJson(constructText)).toEqual(constructOracle(constructText));
+    }
+  });
+
+  it('parsePyJsonNative gives the hand parser’s values or declines', () => {
+    for (const text of [`{"a": [1, 2.0, NaN]}`, `{"1": 2, "0": 1}`, `{"a": 1, "a": 2}`, `[1, -Infinity]`, `{"a": "\\u0031"}`]) {
+      const fast = parsePyJsonNative(text);
+      if (fast) expect(canon(fast.value)).toBe(canon(parsePyJson(text, { mode: 'python' }) as PyValue));
+    }
+    expect(parsePyJsonNative(`{"1": 2, "0": 1}`)).toBeUndefined();
+    expect(parsePyJsonNative(`{"a": 1, "a": 2}`)).toBeUndefined();
+  });
+});
+
+/** stack.json through the hand parser only (the reader before the scan). */
+function stackOracle(text: string): Map<string, string[]> {
+  const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
+  const out = new Map<string, string[]>();
+  const grouped = top.get('0');
+  if (grouped) {
+    for (const group of top.values()) {
+      const [names, lines] = group as [string[], string[]];
+      for (const name of names) out.set(name, lines);
+    }
+  } else for (const [k, v] of top) out.set(k, v as string[]);
+  return out;
+}
+
+/** construct.json through the hand parser only (no Megatron micro steps in these dumps). */
+function constructOracle(text: string) {
+  const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
+  const parents = new Map<string, string | null>();
+  for (const [k, v] of top) parents.set(k, typeof v === 'string' && v ? v : null);
+  return { parents, microSteps: null, megatronMicroStepNumber: null };
+}
+
+describe('stack.json scan', () => {
+  it.each([
+    ['shared stacks', `{"a": ["l1", "l2"], "b": ["l1", "l2"], "c": ["x"]}`],
+    ['escapes', `{"a\\u00e9": ["l\\n1", "q\\"", "\\\\"], "b": []}`],
+    ['grouped format', `{"0": [["a", "b"], ["l1"]], "1": [["c"], ["l2", "l3"]]}`],
+    ['non-list value', `{"a": "x", "b": ["l"]}`],
+    ['repeated name', `{"a": ["1"], "b": ["2"], "a": ["3"]}`],
+    ['empty', `{}`],
+  ])('%s', (_, text) => {
+    expect(canon(parseStackJson(text) as unknown as DumpValue)).toBe(canon(stackOracleLoose(text) as unknown as DumpValue));
+  });
+});
+
+/** What the stack reader returns, from the hand parser (non-list values become []). */
+function stackOracleLoose(text: string): Map<string, string[]> {
+  const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
+  const out = new Map<string, string[]>();
+  const first = top.get('0');
+  if (first) {
+    for (const group of top.values()) {
+      if (!Array.isArray(group) || group.length !== 2 || !Array.isArray(group[0])) continue;
+      const lines = Array.isArray(group[1]) ? (group[1] as PyValue[]).map(String) : [];
+      for (const name of group[0] as PyValue[]) out.set(String(name), lines);
+    }
+  } else for (const [k, v] of top) out.set(k, Array.isArray(v) ? v.map(String) : []);
+  return out;
+}
