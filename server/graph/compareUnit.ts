@@ -24,6 +24,7 @@ import type { GraphSink } from './graphSinks.js';
 import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
 import { readDumpDir, readDumpDirForBuild, type DumpDirRead } from './readDumpDir.js';
 import type { StepContext, UnitResult } from './runStep.js';
+import { collectGarbage } from './memory.js';
 import type { GraphRunSummary } from './runSummary.js';
 
 /**
@@ -57,12 +58,8 @@ interface Side {
 /** A compare run's rank: both dumps read, checked and built, then compared; micro steps and `-oc` levels. */
 export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Promise<UnitResult> {
   if (settings.layerMapping) return compareUnitWithMapping(unit, settings, ctx);
-  const T = (globalThis as any).__T ??= (l: string) => { if (!process.env.PB_T) return; const m = process.memoryUsage(); console.error(l, performance.now().toFixed(0), 'rss', (m.rss/1e6).toFixed(0), 'heap', (m.heapUsed/1e6).toFixed(0), '/', (m.heapTotal/1e6).toFixed(0), 'ext', (m.external/1e6).toFixed(0)); };
-  T('start unit');
   const npu = readSide(unit.npuDir, 'npu', unit, settings, ctx);
-  T('npu done');
   const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
-  T('bench done');
   const mode = checkSides(npu, bench, settings);
   for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;
   return compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, ctx);
@@ -70,7 +67,6 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
 
 function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Side {
   const src = readDumpDirForBuild(dir, { overflowLevels: settings.overflowCheck });
-  (globalThis as any).__T?.(' read');
   const side: Side = {
     dumpFile: src.dumpFile,
     task: deferred(() => dumpTaskOfRead(src.head.top, src.head.data, src.md5, which, src.dumpFile)),
@@ -83,6 +79,9 @@ function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings:
   } catch (e) {
     side.buildError = e;
   }
+  // What reading left behind (the file texts, batches of parsed entries) is garbage now: collected here, it never
+  // adds to the other side's. (A run of many units collects between units instead: per side costs more than it saves.)
+  if (!ctx.manyUnits) collectGarbage();
   return side;
 }
 
@@ -158,7 +157,6 @@ async function compareSides(
     overflowCheck: false,
     tensorMetrics: mode === 'all' ? settings.tensorMetrics() : undefined,
   });
-  (globalThis as any).__T?.('compared');
   const microSteps = pagingByMicroStep(npu, bench, ctx.sink.era);
   if (npuLevels) applyOverflowLevels(npu, npuLevels);
   if (benchLevels) applyOverflowLevels(bench, benchLevels);

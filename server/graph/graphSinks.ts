@@ -1,12 +1,13 @@
 import type { FormatEra } from '../../src/core/formats/formatEra.js';
 import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
-import { configRow, type DataSource } from '../../src/core/formats/visDb.js';
-import { writeVisJson } from '../../src/core/formats/visJson.js';
+import { configRow } from '../../src/core/formats/visDb.js';
+import { distributedMember, writeVisJson, type DistributedMark } from '../../src/core/formats/visJson.js';
 import type { Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit } from './dumpLayout.js';
-import { dbFileName, OutputDir, visFileName, writeFileSynced } from './outputFiles.js';
+import { dbFileName, OutputDir, spliceFile, visFileName, writeFileChunks, writeFileSynced } from './outputFiles.js';
 import { openDbRowTarget } from './dbWorker.js';
-import { VisDbWriter } from './writeDb.js';
+import { collectGarbage } from './memory.js';
+import { VisDbFile, VisDbWriter } from './writeDb.js';
 
 /** What one exported (step, rank) carries besides its graphs (msprobe's GraphExportConfig). */
 export interface ExportMeta {
@@ -20,30 +21,50 @@ export interface ExportMeta {
   /** Ranks of the unit's step (`tb_config.rank_list`; msprobe keeps the first step's). */
   rankList: number[];
   stepList: number[];
+  /** The step has several ranks: `matched_distributed` comes later, through `updateDistributed`. */
+  crossRank: boolean;
 }
 
-/** Where finished graphs go: `.vis` files (one per unit) or one `.vis.db`; nothing is visible before `commit`. */
+/**
+ * Where finished graphs go: `.vis` files (one per unit) or one `.vis.db`; nothing is visible before `commit`.
+ * A unit is written as soon as it is compared, so a run holds one unit at a time; in steps of several ranks the
+ * `matched_distributed` values (which need every rank of the step) follow once the step's ranks are all written.
+ */
 export interface GraphSink {
   readonly era: FormatEra;
-  /** True when a graph's cross-rank results may arrive after the graph itself (`updateDistributed`). */
-  readonly streamsRanks: boolean;
   add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void>;
-  /** Streaming sinks: the `matched_distributed` of nodes already added (nodes without one are skipped). */
-  updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): Promise<void>;
+  /**
+   * Cross-rank steps: the `matched_distributed` of a unit added before (from graphs holding at least its
+   * `Distributed.*` nodes; nodes without a value are skipped). Called once per such unit.
+   */
+  updateDistributed(unit: DumpUnit, npu: Graph | undefined, bench: Graph | undefined): Promise<void>;
   /** Renames the outputs into place and returns their paths. */
   commit(): Promise<string[]>;
   /** Removes everything written so far. */
   abort(): Promise<void>;
 }
 
-export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string): GraphSink {
+/**
+ * `manyUnits`: the run has several (step, rank) units. The `.vis.db` is then written by a worker thread (dbWorker.ts):
+ * SQLite's inserts and index upkeep overlap the next units (a million-node run takes about a sixth less time). A
+ * single unit is written in this thread: the worker would save little there, and its memory is a sizeable share of
+ * a small run's.
+ */
+export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string, manyUnits = false): GraphSink {
   out.prepare();
-  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts);
+  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts, manyUnits);
+}
+
+/** A `.vis` waiting for its step's cross-rank matching: written without `matched_distributed`, marks kept. */
+interface VisDraft {
+  draft: string;
+  final: string;
+  marks: DistributedMark[];
 }
 
 class VisSink implements GraphSink {
   readonly era = 'vis202507' as const;
-  readonly streamsRanks = false;
+  private readonly drafts = new Map<string, VisDraft>();
 
   constructor(
     private readonly out: OutputDir,
@@ -52,25 +73,38 @@ class VisSink implements GraphSink {
   ) {}
 
   async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
-    const temp = this.out.reserve(visFileName(this.kind, this.ts, unit.stepDir, unit.rankDir));
-    writeFileSynced(temp, (write) =>
-      writeVisJson(
-        {
-          npu,
-          bench,
-          toolTip: meta.toolTip,
-          colors: meta.colors,
-          microSteps: meta.microSteps,
-          task: meta.task,
-          overflowCheck: meta.overflowCheck,
-        },
-        write,
-      ),
-    );
+    const name = visFileName(this.kind, this.ts, unit.stepDir, unit.rankDir);
+    const content = {
+      npu,
+      bench,
+      toolTip: meta.toolTip,
+      colors: meta.colors,
+      microSteps: meta.microSteps,
+      task: meta.task,
+      overflowCheck: meta.overflowCheck,
+    };
+    if (!meta.crossRank) {
+      writeFileSynced(this.out.reserve(name), (write) => writeVisJson(content, write));
+      return;
+    }
+    const draft: VisDraft = { draft: this.out.scratchFile(name), final: this.out.reserve(name), marks: [] };
+    writeFileChunks(draft.draft, (write) => writeVisJson(content, write, (mark) => draft.marks.push(mark)));
+    this.drafts.set(unitKey(unit), draft);
   }
 
-  updateDistributed(): Promise<void> {
-    throw new Error('the JSON sink writes whole files: match ranks before add()');
+  /** The final file: the draft with the `matched_distributed` members the matching found. */
+  async updateDistributed(unit: DumpUnit, npu: Graph | undefined, bench: Graph | undefined): Promise<void> {
+    const draft = this.drafts.get(unitKey(unit));
+    if (!draft) return;
+    const insertions: Array<[number, string]> = [];
+    for (const mark of draft.marks) {
+      const graph = mark.side === 'Bench' ? bench : npu;
+      const value = graph?.nodeMap.get(mark.nodeId)?.matchedDistributed;
+      if (isNonEmpty(value)) insertions.push([mark.offset, distributedMember(value, mark)]);
+    }
+    spliceFile(draft.draft, draft.final, insertions);
+    this.out.dropScratch(draft.draft);
+    this.drafts.delete(unitKey(unit));
   }
 
   async commit(): Promise<string[]> {
@@ -82,23 +116,35 @@ class VisSink implements GraphSink {
   }
 }
 
+function unitKey(unit: DumpUnit): string {
+  return `${unit.step}/${unit.rank}`;
+}
+
+/** msprobe writes `matched_distributed` only when truthy. */
+function isNonEmpty(v: unknown): boolean {
+  if (v === null || v === undefined) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (typeof v === 'object') return Object.keys(v).length > 0;
+  return Boolean(v);
+}
+
 class DbSink implements GraphSink {
   readonly era = 'db' as const;
-  readonly streamsRanks = true;
   private readonly writer: VisDbWriter;
 
   constructor(
     private readonly out: OutputDir,
     private readonly kind: 'build' | 'compare',
     ts: string,
+    private readonly writerThread: boolean,
   ) {
-    this.writer = new VisDbWriter(openDbRowTarget(out.reserve(dbFileName(kind, ts))));
+    const file = out.reserve(dbFileName(kind, ts));
+    this.writer = new VisDbWriter(writerThread ? openDbRowTarget(file) : new VisDbFile(file));
   }
 
   async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
     const md5Mode = meta.task === 'md5';
     await this.writer.addGraph(npu, { source: 'NPU', step: unit.step, rank: unit.rank, md5Mode });
-    (globalThis as any).__T?.('npu rows');
     if (bench) await this.writer.addGraph(bench, { source: 'Bench', step: unit.step, rank: unit.rank, md5Mode });
     await this.writer.addConfig(
       configRow({
@@ -114,14 +160,15 @@ class DbSink implements GraphSink {
     );
   }
 
-  async updateDistributed(unit: DumpUnit, source: DataSource, graph: Graph | undefined): Promise<void> {
-    if (graph) await this.writer.updateDistributed(graph, { source, step: unit.step, rank: unit.rank });
+  async updateDistributed(unit: DumpUnit, npu: Graph | undefined, bench: Graph | undefined): Promise<void> {
+    if (npu) await this.writer.updateDistributed(npu, { source: 'NPU', step: unit.step, rank: unit.rank });
+    if (bench) await this.writer.updateDistributed(bench, { source: 'Bench', step: unit.step, rank: unit.rank });
   }
 
   async commit(): Promise<string[]> {
-    (globalThis as any).__T?.('bench rows');
+    // The rows are all made: what making them left behind goes before SQLite builds the indexes in this thread.
+    if (!this.writerThread) collectGarbage();
     await this.writer.finish();
-    (globalThis as any).__T?.('finished');
     return this.out.commit();
   }
 

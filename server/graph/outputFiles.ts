@@ -26,6 +26,8 @@ export function dbFileName(kind: 'build' | 'compare', ts: string): string {
 
 export class OutputDir {
   private readonly pending: Array<{ temp: string; final: string }> = [];
+  private readonly scratch = new Set<string>();
+  private scratchCount = 0;
   private createdDirs: string[] = [];
 
   constructor(readonly dir: string) {}
@@ -55,12 +57,26 @@ export class OutputDir {
     return temp;
   }
 
+  /** A hidden working file in the output directory, removed by `abort` (and by `commit` if still there). */
+  scratchFile(name: string): string {
+    const file = path.join(this.dir, `.${name}.${process.pid}.${this.scratchCount++}.part`);
+    this.scratch.add(file);
+    return file;
+  }
+
+  /** A working file no longer needed. */
+  dropScratch(file: string): void {
+    fs.rmSync(file, { force: true });
+    this.scratch.delete(file);
+  }
+
   /** Final paths, in reservation order. */
   get finalPaths(): string[] {
     return this.pending.map((p) => p.final);
   }
 
   commit(): string[] {
+    for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const { temp, final } of this.pending) {
       fs.chmodSync(temp, 0o640);
       fs.renameSync(temp, final);
@@ -70,6 +86,7 @@ export class OutputDir {
 
   abort(): void {
     for (const { temp } of this.pending) fs.rmSync(temp, { force: true });
+    for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const dir of this.createdDirs.slice().reverse()) {
       try {
         fs.rmdirSync(dir);
@@ -90,8 +107,51 @@ function chain(first: string, leaf: string): string[] {
   return out;
 }
 
+/**
+ * `target` = `source` with texts inserted at byte offsets (ascending), fsynced: the late `matched_distributed`
+ * members of a `.vis` written before its step's cross-rank matching (graphSinks.ts).
+ */
+export function spliceFile(source: string, target: string, insertions: ReadonlyArray<readonly [offset: number, text: string]>): void {
+  const input = fs.openSync(source, 'r');
+  const output = fs.openSync(target, 'w', 0o640);
+  try {
+    const buf = Buffer.allocUnsafeSlow(1 << 22);
+    const writeAll = (b: Buffer, length: number) => {
+      for (let off = 0; off < length; ) off += fs.writeSync(output, b, off, length - off);
+    };
+    let at = 0;
+    const copyTo = (end: number) => {
+      while (at < end) {
+        const n = fs.readSync(input, buf, 0, Math.min(buf.length, end - at), at);
+        if (n === 0) throw new Error(`${source} is shorter than expected`);
+        writeAll(buf, n);
+        at += n;
+      }
+    };
+    for (const [offset, text] of insertions) {
+      copyTo(offset);
+      const bytes = Buffer.from(text, 'utf8');
+      writeAll(bytes, bytes.length);
+    }
+    copyTo(fs.fstatSync(input).size);
+    fs.fsyncSync(output);
+  } finally {
+    fs.closeSync(output);
+    fs.closeSync(input);
+  }
+}
+
 /** Writes `produce`'s chunks to `file` and fsyncs it before closing. */
 export function writeFileSynced(file: string, produce: (write: (chunk: string) => void) => void): number {
+  return writeChunks(file, produce, true);
+}
+
+/** Writes `produce`'s chunks to `file`, not synced (a working file). */
+export function writeFileChunks(file: string, produce: (write: (chunk: string) => void) => void): number {
+  return writeChunks(file, produce, false);
+}
+
+function writeChunks(file: string, produce: (write: (chunk: string) => void) => void, sync: boolean): number {
   const fd = fs.openSync(file, 'w', 0o640);
   let bytes = 0;
   // One buffer for every chunk: a new one per chunk is external memory the GC has to chase.
@@ -103,7 +163,7 @@ export function writeFileSynced(file: string, produce: (write: (chunk: string) =
       for (let off = 0; off < length; ) off += fs.writeSync(fd, buf, off, length - off);
       bytes += length;
     });
-    fs.fsyncSync(fd);
+    if (sync) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
   }

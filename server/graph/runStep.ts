@@ -13,10 +13,10 @@ import { collectGarbage } from './memory.js';
 import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
 
 /**
- * One step of a run: every rank's graph (pair), cross-rank matching of communication nodes (msprobe-format.md
- * §2.12), export. A streaming sink (the .vis.db) takes each rank as soon as it is done and only small copies of
- * the `Distributed.*` nodes wait for the cross-rank pass, so a step of many ranks never sits in memory at once;
- * the JSON sink writes whole files, so it keeps the step's graphs until the pass is done.
+ * One step of a run: every rank's graph (pair), export, then cross-rank matching of communication nodes
+ * (msprobe-format.md §2.12). Each rank is written as soon as it is done and only small copies of its
+ * `Distributed.*` nodes wait for the cross-rank pass, whose results go to the sink last (graphSinks.ts), so a step
+ * of many ranks never sits in memory at once.
  */
 
 /** What one rank produced. */
@@ -48,11 +48,14 @@ export async function runStep(
   const { sink, summary, progress } = ctx;
   const rankList = units.map((u) => u.rank);
   const crossRank = units.length > 1;
-  const held: Array<{ unit: DumpUnit; result: UnitResult }> = [];
   const npuByRank = new Map<number, Graph>();
   const benchByRank = new Map<number, Graph>();
 
-  const exportUnit = async (unit: DumpUnit, r: UnitResult) => {
+  // One unit, in a function of its own: once it returns, nothing of the unit's graphs is left on this frame, so
+  // the unit is garbage before the next one starts (only copies of its Distributed.* nodes wait for the matching).
+  const oneUnit = async (unit: DumpUnit): Promise<void> => {
+    const r = await processUnit(unit);
+    progress.tick(unitLabel(unit), r.npu.nodeMap.size);
     await sink.add(unit, r.npu, r.bench, {
       microSteps: r.microSteps,
       task: r.task,
@@ -61,26 +64,13 @@ export async function runStep(
       overflowCheck: ctx.overflowCheck,
       rankList,
       stepList: ctx.plan.stepList,
+      crossRank,
     });
     countGraph(summary, r.npu, r.bench);
     progress.tick(unitLabel(unit));
-  };
-
-  // One unit, in a function of its own: once it returns, nothing of the unit's graphs is left on this frame, so a
-  // streamed unit is garbage before the next one starts.
-  const oneUnit = async (unit: DumpUnit): Promise<void> => {
-    const result = await processUnit(unit);
-    progress.tick(unitLabel(unit), result.npu.nodeMap.size);
-    if (sink.streamsRanks) {
-      await exportUnit(unit, result);
-      if (crossRank) {
-        npuByRank.set(unit.rank, distributedSkeleton(result.npu));
-        if (result.bench) benchByRank.set(unit.rank, distributedSkeleton(result.bench));
-      }
-    } else {
-      held.push({ unit, result });
-      npuByRank.set(unit.rank, result.npu);
-      if (result.bench) benchByRank.set(unit.rank, result.bench);
+    if (crossRank) {
+      npuByRank.set(unit.rank, distributedSkeleton(r.npu));
+      if (r.bench) benchByRank.set(unit.rank, distributedSkeleton(r.bench));
     }
   };
 
@@ -89,25 +79,10 @@ export async function runStep(
     if (ctx.manyUnits && summary.graphs > 0) collectGarbage();
     await oneUnit(unit);
   }
-  if (crossRank) {
-    matchDistributed(npuByRank, ctx.overflowCheck);
-    if (benchByRank.size) matchDistributed(benchByRank, ctx.overflowCheck);
-  }
-  if (sink.streamsRanks) {
-    for (const unit of units) {
-      await sink.updateDistributed(unit, 'NPU', npuByRank.get(unit.rank));
-      await sink.updateDistributed(unit, 'Bench', benchByRank.get(unit.rank));
-    }
-  } else {
-    for (let i = 0; i < held.length; i++) {
-      const { unit, result } = held[i];
-      await exportUnit(unit, result);
-      // The file is written: its graphs can go while the step's other ranks wait for theirs.
-      held[i] = null!;
-      npuByRank.delete(unit.rank);
-      benchByRank.delete(unit.rank);
-    }
-  }
+  if (!crossRank) return;
+  matchDistributed(npuByRank, ctx.overflowCheck);
+  if (benchByRank.size) matchDistributed(benchByRank, ctx.overflowCheck);
+  for (const unit of units) await sink.updateDistributed(unit, npuByRank.get(unit.rank), benchByRank.get(unit.rank));
 }
 
 /**
@@ -139,5 +114,7 @@ export async function buildUnit(unit: DumpUnit, ctx: StepContext): Promise<UnitR
   ctx.summary.warnings.push(...warnings);
   const microSteps = pagingByMicroStep(graph, null, ctx.sink.era);
   if (levels) applyOverflowLevels(graph, levels);
+  // The dump's texts and parse batches are garbage now (see compareUnit.ts).
+  if (!ctx.manyUnits) collectGarbage();
   return { npu: graph, bench: null, microSteps, task: '', toolTip: null, colors: null };
 }

@@ -36,7 +36,11 @@ export class PyFloat {
  * `render` gets the writer's indent (null = compact) and the nesting level the value sits at.
  */
 export class JsonFragment {
-  constructor(readonly render: (indent: number | null, level: number) => string) {}
+  constructor(
+    readonly render: (indent: number | null, level: number) => string,
+    /** Told where in the whole output (in characters) the rendered text starts. */
+    readonly placed?: (offset: number) => void,
+  ) {}
 }
 
 // Characters that need no escaping: printable ASCII except '"' and '\'.
@@ -121,6 +125,8 @@ export function writePyJson(value: JsonTree, indent: number | null, sink: (chunk
 
 class Writer {
   out = '';
+  /** Characters already handed to the sink. */
+  private sent = 0;
 
   constructor(
     private readonly indent: number | null,
@@ -148,7 +154,9 @@ class Writer {
         return;
     }
     if (v instanceof JsonFragment) {
-      this.out += v.render(this.indent, level);
+      const text = v.render(this.indent, level);
+      v.placed?.(this.sent + this.out.length);
+      this.out += text;
       return;
     }
     if (v instanceof PyFloat) {
@@ -191,6 +199,7 @@ class Writer {
       this.value(val, level + 1);
       if (this.out.length >= this.chunkSize) {
         this.sink!(this.out);
+        this.sent += this.out.length;
         this.out = '';
       }
     }

@@ -33,14 +33,14 @@ export interface VisFileContent {
   overflowCheck: boolean;
 }
 
-export function visJsonTree(content: VisFileContent): JsonTree {
+export function visJsonTree(content: VisFileContent, marks?: (mark: DistributedMark) => void): JsonTree {
   const md5Mode = content.task === 'md5';
   const top = new Map<string, JsonTree>();
   if (content.bench) {
-    top.set('NPU', graphTree(content.npu, md5Mode));
-    top.set('Bench', graphTree(content.bench, md5Mode));
+    top.set('NPU', graphTree(content.npu, md5Mode, 'NPU', marks));
+    top.set('Bench', graphTree(content.bench, md5Mode, 'Bench', marks));
   } else {
-    for (const [k, v] of graphTree(content.npu, md5Mode)) top.set(k, v);
+    for (const [k, v] of graphTree(content.npu, md5Mode, null, marks)) top.set(k, v);
   }
   // msprobe writes these only when truthy.
   if (content.toolTip) top.set('ToolTip', content.toolTip);
@@ -51,23 +51,67 @@ export function visJsonTree(content: VisFileContent): JsonTree {
   return top;
 }
 
-/** Streams the file text (no trailing newline, as `json.dump` writes it). */
-export function writeVisJson(content: VisFileContent, sink: (chunk: string) => void): void {
-  writePyJson(visJsonTree(content), 4, sink);
+/**
+ * Where a `Distributed.*` node's `matched_distributed` member would go (just after its `data`), for files written
+ * before the cross-rank matching of their step is done: `distributedMember` makes the text to insert there.
+ */
+export interface DistributedMark {
+  /** `NPU`/`Bench` in compare files, null in build files. */
+  side: 'NPU' | 'Bench' | null;
+  nodeId: string;
+  /** Character (= byte: the text is ASCII) offset in the file. */
+  offset: number;
+  /** The node's members' nesting level. */
+  level: number;
 }
 
-function graphTree(graph: Graph, md5Mode: boolean): Map<string, JsonTree> {
+/**
+ * Streams the file text (no trailing newline, as `json.dump` writes it). With `marks`, the `Distributed.*` nodes'
+ * insertion points are reported (see DistributedMark).
+ */
+export function writeVisJson(content: VisFileContent, sink: (chunk: string) => void, marks?: (mark: DistributedMark) => void): void {
+  writePyJson(visJsonTree(content, marks), 4, sink);
+}
+
+/** The `,\n    "matched_distributed": …` text to insert at a mark (the file's indent is 4). */
+export function distributedMember(value: unknown, mark: DistributedMark): string {
+  return ',' + newlineIndent(4 * mark.level) + '"matched_distributed": ' + renderPyJson(value as JsonTree, 4, mark.level);
+}
+
+function graphTree(graph: Graph, md5Mode: boolean, side: 'NPU' | 'Bench' | null, marks?: (mark: DistributedMark) => void): Map<string, JsonTree> {
   return new Map<string, JsonTree>([
     ['root', graph.root.id],
     ['dump_data_dir', graph.dumpDataDir],
-    ['node', new LazyObject(() => nodeEntries(graph, md5Mode))],
+    ['node', new LazyObject(() => nodeEntries(graph, md5Mode, side, marks))],
   ]);
 }
 
-function* nodeEntries(graph: Graph, md5Mode: boolean): Iterable<[string, JsonTree]> {
+function* nodeEntries(
+  graph: Graph,
+  md5Mode: boolean,
+  side: 'NPU' | 'Bench' | null,
+  marks?: (mark: DistributedMark) => void,
+): Iterable<[string, JsonTree]> {
   const stackJson = stackTexts();
   for (const [id, node] of graph.nodeMap) {
-    yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, stackJson, indent, level))];
+    if (!marks || !id.startsWith('Distributed')) {
+      yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, stackJson, indent, level).text)];
+      continue;
+    }
+    let at = 0;
+    let inner = 0;
+    yield [
+      id,
+      new JsonFragment(
+        (indent, level) => {
+          const { text, afterData } = nodeJson(node, md5Mode, stackJson, indent, level);
+          at = afterData;
+          inner = level + 1;
+          return text;
+        },
+        (offset) => marks({ side, nodeId: id, offset: offset + at, level: inner }),
+      ),
+    ];
   }
 }
 
@@ -93,7 +137,7 @@ function nodeJson(
   stackJson: (lines: string[], indent: number | null, level: number) => string,
   indent: number | null,
   level: number,
-): string {
+): { text: string; afterData: number } {
   const inner = level + 1;
   const sep = indent === null ? ', "' : ',' + newlineIndent(indent * inner) + '"';
   const opts = { era: 'vis202507' as const, md5Mode };
@@ -108,11 +152,12 @@ function nodeJson(
   out += sep + 'stack_info": ' + stackJson(node.stackInfo, indent, inner);
   if (node.microStepId !== null) out += sep + 'micro_step_id": ' + numberText(node.microStepId);
   out += sep + 'data": ' + renderPyJson(nodeDataTree(node), indent, inner);
+  const afterData = out.length;
   if (isNonEmpty(node.matchedDistributed)) {
     out += sep + 'matched_distributed": ' + renderPyJson(node.matchedDistributed as JsonTree, indent, inner);
   }
   if (node.parallelMergeInfo.length) out += sep + 'parallel_merge_info": ' + stringListJson(node.parallelMergeInfo, indent, inner);
-  return out + (indent === null ? '}' : newlineIndent(indent * level) + '}');
+  return { text: out + (indent === null ? '}' : newlineIndent(indent * level) + '}'), afterData };
 }
 
 /**
