@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// npm run bench:graph [-- --cases stats-96L,tensor-1G --work DIR --keep --timeout 1200 --generate-only --bin FILE]
+// npm run bench:graph [-- --cases stats-96L,tensor-1G --repeat 3 --formats db,vis --work DIR --keep --timeout 1200
+//                       --generate-only --bin FILE]
 //
 // Generates synthetic msprobe dumps (bench/dumpgen) and times `probeboard graph` on them: wall time, peak RSS and
-// output size per case and output format. Prints a markdown table and writes it to bench/results/graph.md.
+// output size per case and output format, each the median of --repeat runs (the machine is shared: single runs are
+// noisy). Prints a markdown table and writes it to bench/results/graph.md.
 // Reference (issue 3): the original msprobe needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for stats-96L.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -28,7 +30,6 @@ const CASES = [
     gen: { layers: 8, bench: true, tensor: true, seed: 3, dims: { seq: 128, hidden: 256, heads: 8, ffn: 512, vocab: 1024 } },
   },
 ];
-const FORMATS = ['db', 'vis'];
 
 const { values: args } = parseArgs({
   options: {
@@ -36,6 +37,8 @@ const { values: args } = parseArgs({
     work: { type: 'string' },
     keep: { type: 'boolean', default: false },
     timeout: { type: 'string', default: '1800' },
+    repeat: { type: 'string', default: '3' },
+    formats: { type: 'string', default: 'db,vis' },
     'generate-only': { type: 'boolean', default: false },
     results: { type: 'string', default: path.join(repo, 'bench/results/graph.md') },
     // Another entry point with the same command line (e.g. an older build), for comparisons.
@@ -47,6 +50,9 @@ const selected = args.cases ? CASES.filter((c) => args.cases?.split(',').include
 if (selected.length === 0) fail(`no such case; known: ${CASES.map((c) => c.id).join(', ')}`);
 const work = path.resolve(args.work ?? path.join(os.tmpdir(), 'probeboard-bench-graph'));
 const timeoutMs = Number(args.timeout) * 1000;
+const repeat = Math.max(1, Number(args.repeat) || 1);
+const FORMATS = (args.formats ?? 'db,vis').split(',').filter((f) => f === 'db' || f === 'vis');
+if (FORMATS.length === 0) fail('--formats: db, vis or both');
 
 /** @param {string} msg @returns {never} */
 function fail(msg) {
@@ -63,6 +69,12 @@ function du(p) {
 }
 
 const mb = (/** @type {number} */ b) => (b / 1e6).toFixed(1);
+
+/** @param {number[]} xs */
+function median(xs) {
+  const s = xs.slice().sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
 
 /** Whether `probeboard graph` exists in this build; a reason when it does not. @returns {string | null} */
 function graphUnavailable() {
@@ -156,16 +168,34 @@ for (const c of selected) {
   }
   for (const fmt of FORMATS) {
     const out = path.join(work, `${c.id}-out-${fmt}`);
-    rmSync(out, { recursive: true, force: true });
-    process.stderr.write(`${c.id} --format ${fmt} …\n`);
-    const r = await timedRun(['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt]);
-    const ok = r.code === 0 && !r.timedOut;
-    const status = r.timedOut ? `timed out after ${args.timeout} s` : ok ? 'ok' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0]}`;
-    if (!ok) failures++;
-    const row = { c, fmt, nodes: dumps.nodesPerSide, inputBytes, gen, seconds: r.seconds, peakKb: r.peakKb, outBytes: du(out), status };
-    if (dumps.tensorBytes && ok) Object.assign(row, { npyRate: dumps.tensorBytes / 1e6 / r.seconds });
+    const runs = [];
+    let status = 'ok';
+    let outBytes = 0;
+    for (let k = 0; k < repeat; k++) {
+      rmSync(out, { recursive: true, force: true });
+      process.stderr.write(`${c.id} --format ${fmt} (run ${k + 1}/${repeat}) …\n`);
+      const r = await timedRun(['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt]);
+      const ok = r.code === 0 && !r.timedOut;
+      console.error(`  ${ok ? 'ok' : 'failed'}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
+      if (!ok) {
+        status = r.timedOut ? `timed out after ${args.timeout} s` : `exit ${r.code}: ${r.stderr.trim().split('\n')[0]}`;
+        failures++;
+        break;
+      }
+      runs.push(r);
+      outBytes = du(out);
+    }
+    const row = { c, fmt, nodes: dumps.nodesPerSide, inputBytes, gen, status, runs: runs.length };
+    if (runs.length) {
+      Object.assign(row, {
+        seconds: median(runs.map((r) => r.seconds)),
+        secondsRange: [Math.min(...runs.map((r) => r.seconds)), Math.max(...runs.map((r) => r.seconds))],
+        peakKb: median(runs.map((r) => r.peakKb)),
+        outBytes,
+      });
+      if (dumps.tensorBytes && status === 'ok') Object.assign(row, { npyRate: dumps.tensorBytes / 1e6 / row.seconds });
+    }
     rows.push(row);
-    console.error(`  ${status}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
     if (!args.keep) rmSync(out, { recursive: true, force: true });
   }
   if (!args.keep) rmSync(dumps.dir, { recursive: true, force: true });
@@ -176,7 +206,8 @@ const lines = [
   '',
   `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ` +
     `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM. Dumps from bench/dumpgen (NPU + perturbed Bench side); ` +
-    'nodes = dump entries per side summed over ranks and steps. `npm run bench:graph` regenerates this file.',
+    'nodes = dump entries per side summed over ranks and steps. Wall time and peak RSS are the medians of ' +
+    `${repeat} run${repeat === 1 ? '' : 's'} (wall range in brackets). \`npm run bench:graph\` regenerates this file.`,
   '',
   '| case | nodes / side | input MB | generate | --format | wall s | peak RSS MB | output MB | npy MB/s | status |',
   '|---|---:|---:|---:|---|---:|---:|---:|---:|---|',
@@ -187,7 +218,7 @@ const lines = [
       r.inputBytes === undefined ? '' : mb(r.inputBytes),
       r.gen ?? '',
       r.fmt,
-      r.seconds === undefined ? '' : r.seconds.toFixed(2),
+      r.seconds === undefined ? '' : `${r.seconds.toFixed(2)} (${r.secondsRange[0].toFixed(2)}–${r.secondsRange[1].toFixed(2)})`,
       r.peakKb === undefined ? '' : (r.peakKb / 1024).toFixed(0),
       r.outBytes === undefined ? '' : mb(r.outBytes),
       r.npyRate === undefined ? '' : r.npyRate.toFixed(0),

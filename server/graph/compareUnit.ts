@@ -21,10 +21,10 @@ import type { Graph } from '../../src/core/model/graph.js';
 import { GraphFileError } from '../store/graphStore.js';
 import type { DumpUnit } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
+import { collectGarbage } from './memory.js';
 import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
 import { readDumpDir, readDumpDirForBuild, type DumpDirRead } from './readDumpDir.js';
 import type { StepContext, UnitResult } from './runStep.js';
-import { collectGarbage } from './memory.js';
 import type { GraphRunSummary } from './runSummary.js';
 
 /**
@@ -60,6 +60,9 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   if (settings.layerMapping) return compareUnitWithMapping(unit, settings, ctx);
   const npu = readSide(unit.npuDir, 'npu', unit, settings, ctx);
   const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
+  // What reading left behind (the file texts, batches of parsed entries) is garbage now; collected here, the heap
+  // starts the comparison and the export from the two graphs alone. (Runs of many units collect between units.)
+  if (!ctx.manyUnits) collectGarbage();
   const mode = checkSides(npu, bench, settings);
   for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;
   return compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, ctx);
@@ -79,9 +82,6 @@ function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings:
   } catch (e) {
     side.buildError = e;
   }
-  // What reading left behind (the file texts, batches of parsed entries) is garbage now: collected here, it never
-  // adds to the other side's. (A run of many units collects between units instead: per side costs more than it saves.)
-  if (!ctx.manyUnits) collectGarbage();
   return side;
 }
 

@@ -6,8 +6,7 @@ import type { Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit } from './dumpLayout.js';
 import { dbFileName, OutputDir, spliceFile, visFileName, writeFileChunks, writeFileSynced } from './outputFiles.js';
 import { openDbRowTarget } from './dbWorker.js';
-import { collectGarbage } from './memory.js';
-import { VisDbFile, VisDbWriter } from './writeDb.js';
+import { VisDbWriter } from './writeDb.js';
 
 /** What one exported (step, rank) carries besides its graphs (msprobe's GraphExportConfig). */
 export interface ExportMeta {
@@ -45,14 +44,13 @@ export interface GraphSink {
 }
 
 /**
- * `manyUnits`: the run has several (step, rank) units. The `.vis.db` is then written by a worker thread (dbWorker.ts):
- * SQLite's inserts and index upkeep overlap the next units (a million-node run takes about a sixth less time). A
- * single unit is written in this thread: the worker would save little there, and its memory is a sizeable share of
- * a small run's.
+ * The `.vis.db` is written by a worker thread where its bundled script is there (dbWorker.ts): SQLite's inserts and
+ * index upkeep then overlap making the rows and the next units (a single 96-layer comparison takes a tenth less
+ * time, a million-node run a sixth).
  */
-export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string, manyUnits = false): GraphSink {
+export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string): GraphSink {
   out.prepare();
-  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts, manyUnits);
+  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts);
 }
 
 /** A `.vis` waiting for its step's cross-rank matching: written without `matched_distributed`, marks kept. */
@@ -136,10 +134,8 @@ class DbSink implements GraphSink {
     private readonly out: OutputDir,
     private readonly kind: 'build' | 'compare',
     ts: string,
-    private readonly writerThread: boolean,
   ) {
-    const file = out.reserve(dbFileName(kind, ts));
-    this.writer = new VisDbWriter(writerThread ? openDbRowTarget(file) : new VisDbFile(file));
+    this.writer = new VisDbWriter(openDbRowTarget(out.reserve(dbFileName(kind, ts))));
   }
 
   async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
@@ -166,8 +162,6 @@ class DbSink implements GraphSink {
   }
 
   async commit(): Promise<string[]> {
-    // The rows are all made: what making them left behind goes before SQLite builds the indexes in this thread.
-    if (!this.writerThread) collectGarbage();
     await this.writer.finish();
     return this.out.commit();
   }

@@ -74,7 +74,7 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
   const units = plan.steps.reduce((n, s) => n + s.length, 0);
   const progress = new RunProgress(units * 2, opts.quiet ?? false, opts.stderr);
   const settings = kind === 'compare' ? compareSettings(opts, input) : null;
-  const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts, units > 1);
+  const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts);
   const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false, manyUnits: units > 1 };
   try {
     for (const step of plan.steps) {

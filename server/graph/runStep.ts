@@ -6,10 +6,10 @@ import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 import { GraphNode, type Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit, RunPlan } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
+import { collectGarbage } from './memory.js';
 import { applyOverflowLevels } from './overflowLevels.js';
 import type { RunProgress } from './progress.js';
 import { readDumpDirForBuild } from './readDumpDir.js';
-import { collectGarbage } from './memory.js';
 import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
 
 /**
@@ -36,7 +36,10 @@ export interface StepContext {
   summary: GraphRunSummary;
   progress: RunProgress;
   overflowCheck: boolean;
-  /** Runs of several units collect garbage after each one (memory.ts). */
+  /**
+   * The run has several units: garbage is collected between units; a run of one collects once its graphs are built
+   * (memory.ts).
+   */
   manyUnits: boolean;
 }
 

@@ -157,12 +157,6 @@ export function dictHas(d: DumpDict, key: string): boolean {
   return d instanceof Map ? d.has(key) : Object.hasOwn(d, key);
 }
 
-export function dictIsEmpty(d: DumpDict): boolean {
-  if (d instanceof Map) return d.size === 0;
-  for (const _ in d) return false;
-  return true;
-}
-
 /** Calls `fn` with each key and value in order. */
 export function forEachDictEntry(d: DumpDict, fn: (key: string, value: DumpValue) => void): void {
   if (d instanceof Map) for (const [k, v] of d) fn(k, v);

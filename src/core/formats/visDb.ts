@@ -166,7 +166,7 @@ export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<Db
       node.id,
       String(node.op),
       node.upnode ? node.upnode.id : '',
-      node.subnodes.length ? nodeIdsJson(node.subnodes) : '',
+      node.subnodes.length ? nodeIdsJson(node.subnodes, idJson) : '',
       node.data.precisionIndex ?? null,
       node.data.overflowLevel ?? null,
       node.microStepId ?? 0,
@@ -200,9 +200,14 @@ function idsJson(ids: readonly string[], known: Map<string, string>): string {
   return out + ']';
 }
 
-function nodeIdsJson(nodes: readonly GraphNode[]): string {
-  let out = '[' + pyJsonString(nodes[0].id);
-  for (let i = 1; i < nodes.length; i++) out += ', ' + pyJsonString(nodes[i].id);
+function nodeIdsJson(nodes: readonly GraphNode[], known: Map<string, string>): string {
+  let out = '[';
+  for (let k = 0; k < nodes.length; k++) {
+    const id = nodes[k].id;
+    let text = known.get(id);
+    if (text === undefined) known.set(id, (text = pyJsonString(id)));
+    out += k === 0 ? text : ', ' + text;
+  }
   return out + ']';
 }
 

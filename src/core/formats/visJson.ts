@@ -92,10 +92,10 @@ function* nodeEntries(
   side: 'NPU' | 'Bench' | null,
   marks?: (mark: DistributedMark) => void,
 ): Iterable<[string, JsonTree]> {
-  const stackJson = stackTexts();
+  const texts: FileTexts = { stack: stackTexts(), ids: new Map() };
   for (const [id, node] of graph.nodeMap) {
     if (!marks || !id.startsWith('Distributed')) {
-      yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, stackJson, indent, level).text)];
+      yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, texts, indent, level).text)];
       continue;
     }
     let at = 0;
@@ -104,7 +104,7 @@ function* nodeEntries(
       id,
       new JsonFragment(
         (indent, level) => {
-          const { text, afterData } = nodeJson(node, md5Mode, stackJson, indent, level);
+          const { text, afterData } = nodeJson(node, md5Mode, texts, indent, level);
           at = afterData;
           inner = level + 1;
           return text;
@@ -113,6 +113,25 @@ function* nodeEntries(
       ),
     ];
   }
+}
+
+/** JSON texts a file's nodes share: stacks, and node ids (every descendant's matched_node_link lists its ancestors). */
+interface FileTexts {
+  stack: (lines: string[], indent: number | null, level: number) => string;
+  ids: Map<string, string>;
+}
+
+/** A list of node ids as the writer puts it at `level`, each id's JSON text made once per file. */
+function idListJson(ids: readonly string[], known: Map<string, string>, indent: number | null, level: number): string {
+  if (ids.length === 0) return '[]';
+  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
+  let out = indent === null ? '[' : '[' + newlineIndent(indent * (level + 1));
+  for (let i = 0; i < ids.length; i++) {
+    let text = known.get(ids[i]);
+    if (text === undefined) known.set(ids[i], (text = pyJsonString(ids[i])));
+    out += i === 0 ? text : sep + text;
+  }
+  return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
 }
 
 /** Stacks are shared arrays (interned stack.json entries, backward twins): each is rendered once per file. */
@@ -134,7 +153,7 @@ function stackTexts(): (lines: string[], indent: number | null, level: number) =
 function nodeJson(
   node: GraphNode,
   md5Mode: boolean,
-  stackJson: (lines: string[], indent: number | null, level: number) => string,
+  texts: FileTexts,
   indent: number | null,
   level: number,
 ): { text: string; afterData: number } {
@@ -146,10 +165,10 @@ function nodeJson(
   out += sep + 'output_data": ' + itemsJsonText(node.outputData, node.id, opts, indent, inner);
   out += sep + 'input_data": ' + itemsJsonText(node.inputData, node.id, opts, indent, inner);
   out += sep + 'upnode": ' + pyJsonString(node.upnode ? node.upnode.id : 'None');
-  out += sep + 'subnodes": ' + stringListJson(node.subnodes.map((n) => n.id), indent, inner);
-  out += sep + 'matched_node_link": ' + stringListJson(node.matchedNodeLink, indent, inner);
+  out += sep + 'subnodes": ' + idListJson(node.subnodes.map((n) => n.id), texts.ids, indent, inner);
+  out += sep + 'matched_node_link": ' + idListJson(node.matchedNodeLink, texts.ids, indent, inner);
   out += sep + 'suggestions": {}';
-  out += sep + 'stack_info": ' + stackJson(node.stackInfo, indent, inner);
+  out += sep + 'stack_info": ' + texts.stack(node.stackInfo, indent, inner);
   if (node.microStepId !== null) out += sep + 'micro_step_id": ' + numberText(node.microStepId);
   out += sep + 'data": ' + renderPyJson(nodeDataTree(node), indent, inner);
   const afterData = out.length;

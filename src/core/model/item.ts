@@ -184,12 +184,3 @@ export class ItemBuilder {
     return item;
   }
 }
-
-/** Keys and values of any item in order, without an iterator per entry when it is an `Item`. */
-export function forEachEntry(item: RawItem, fn: (key: string, value: PyValue) => void): void {
-  if (item instanceof Item) {
-    const keys = item.shape.keys;
-    const vals = item.vals;
-    for (let i = 0; i < keys.length; i++) fn(keys[i], vals[i]);
-  } else for (const [k, v] of item) fn(k, v);
-}
