@@ -1,7 +1,7 @@
 // Bundles the Node side (CLI, server, worker-thread entry points) into dist/server with esbuild.
 // npm packages stay external (they are installed); only our own TypeScript is bundled.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 
 const entryPoints = [
   'server/cli/main.ts',
@@ -11,6 +11,8 @@ const entryPoints = [
   'server/compare/compareTableWorker.ts',
   'server/graph/dbWriterWorker.ts',
 ].filter((p) => existsSync(p));
+// Chunk names change with their content: old ones would pile up.
+rmSync('dist/server', { recursive: true, force: true });
 await build({
   entryPoints,
   outdir: 'dist/server',
@@ -22,4 +24,8 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
   outbase: 'server',
+  // Shared code in chunks, each command's modules loaded by its action (dynamic import): a command starts
+  // without reading the others' code and packages.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
 });

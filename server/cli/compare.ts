@@ -1,6 +1,4 @@
 import { Command, Option } from 'commander';
-import { CompareProgressBar } from '../compare/compareProgress.js';
-import { runCompareCommand } from '../compare/runCompare.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -66,6 +64,11 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
     .option('--csv', 'write the table as CSV instead of xlsx')
     .option('--quiet', 'no advisor lines on stdout, no progress bar')
     .action(async (flags: CompareCliFlags) => {
+      // Loaded when the command runs (start-up time of the other commands).
+      const [{ CompareProgressBar }, { runCompareCommand }] = await Promise.all([
+        import('../compare/compareProgress.js'),
+        import('../compare/runCompare.js'),
+      ]);
       const info: string[] = [];
       const progress = new CompareProgressBar(Boolean(flags.quiet));
       const summary = await runCompareCommand({

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
-import { runGraphCommand, type GraphRunSummary } from '../graph/runGraph.js';
+import type { GraphRunSummary } from '../graph/runSummary.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -49,6 +49,8 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
     .addOption(new Option('--format <format>', 'output: db (one .vis.db) or vis (JSON .vis files)').choices(['db', 'vis']).default('db'))
     .option('--quiet', 'no progress bar')
     .action(async (flags: GraphFlags) => {
+      // Loaded when the command runs: the other commands' modules stay unread (start-up time).
+      const { runGraphCommand } = await import('../graph/runGraph.js');
       const summary = await runGraphCommand({
         inputPath: flags.input_path,
         outputPath: flags.output_path,

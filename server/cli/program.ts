@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { MappingFileError } from '../../src/core/compareTable/apiMapping.js';
+import { MappingFileError } from '../../src/core/compareTable/mappingFileError.js';
 import { DumpContentError } from '../../src/core/compareTable/dumpValidation.js';
 import { DumpModeError } from '../../src/core/compare/mode.js';
 import { DumpFileError } from '../../src/core/formats/dumpFileError.js';

@@ -1,32 +1,9 @@
 import { Command, Option } from 'commander';
-import { existsSync, statSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { hostname } from 'node:os';
-import path from 'node:path';
-import { createApp } from '../http/app.js';
 import { matchLang } from '../i18n/pickLang.js';
-import { createStoreCache } from '../store/openStore.js';
 import { defaultCacheDir } from '../store/visJsonIndex/indexCache.js';
-import { appDir as defaultAppDir, examplesDir } from './packagePaths.js';
 import { UsageError, type CliIo } from './program.js';
 
-export interface ServeOptions {
-  /** Omitted → the package's bundled `examples/`. */
-  logdir?: string;
-  port: number;
-  host: string;
-  appDir?: string;
-  lang?: 'en' | 'zh-CN';
-  /** Where `.vis` indexes are cached (default: $XDG_CACHE_HOME/probeboard or ~/.cache/probeboard). */
-  cacheDir?: string;
-}
-
-export interface RunningServer {
-  server: Server;
-  url: string;
-  logdir: string;
-  close(): Promise<void>;
-}
+/** `probeboard serve`'s command line; the server itself (express and the stores) loads when it starts. */
 
 export function registerServeCommand(program: Command, io?: CliIo): void {
   program
@@ -41,6 +18,7 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
     .action(async (opts: ServeFlags) => {
       const lang = matchLang(opts.lang);
       if (!lang) throw new UsageError(`--lang ${opts.lang}: expected en or zh-CN`);
+      const { startServe } = await import('./startServe.js');
       const running = await startServe({
         logdir: opts.logdir,
         port: parsePort(opts.port),
@@ -72,59 +50,4 @@ export function parsePort(text: string): number {
   const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(port >= 0 && port <= 65535)) throw new UsageError(`--port ${text}: expected a port number 0-65535`);
   return port;
-}
-
-/** Checks the log dir, binds, resolves once listening. Throws UsageError (one line) for a bad dir or a busy port. */
-export async function startServe(options: ServeOptions): Promise<RunningServer> {
-  const logdir = resolveLogdir(options.logdir);
-  const app = createApp({
-    logdir,
-    appDir: options.appDir ?? defaultAppDir(),
-    lang: options.lang,
-    loopbackOnly: isLoopback(options.host),
-    stores: createStoreCache({ cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined }),
-  });
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(options.port, options.host);
-    s.once('listening', () => resolve(s));
-    s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, options)));
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : options.port;
-  return {
-    server,
-    logdir,
-    url: `http://${urlHost(options.host)}:${port}/#graphs`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-}
-
-function resolveLogdir(given: string | undefined): string {
-  if (given === undefined) {
-    const examples = examplesDir();
-    if (!examples) throw new UsageError('no --logdir given and the bundled examples/ directory is missing');
-    return examples;
-  }
-  const dir = path.resolve(given);
-  if (!existsSync(dir)) throw new UsageError(`--logdir ${given}: no such directory`);
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--logdir ${given}: not a directory`);
-  return dir;
-}
-
-function listenError(e: NodeJS.ErrnoException, o: ServeOptions): Error {
-  if (e.code === 'EADDRINUSE') return new UsageError(`port ${o.port} on ${o.host} is already in use (try --port N)`);
-  if (e.code === 'EACCES') return new UsageError(`no permission to bind port ${o.port} on ${o.host}`);
-  if (e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND') {
-    return new UsageError(`--host ${o.host}: not an address of this machine`);
-  }
-  return new UsageError(`cannot listen on ${o.host}:${o.port}: ${e.message}`);
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return hostname();
-  return host.includes(':') ? `[${host}]` : host;
 }

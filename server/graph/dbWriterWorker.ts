@@ -55,5 +55,5 @@ port.on('message', (m: DbWorkerMessage) =>
 );
 
 attempt(() => {
-  target = new VisDbFile((workerData as { file: string }).file, { indexesFirst: true });
+  target = new VisDbFile((workerData as { file: string }).file, { indexesFirst: true, syncEvery: 8 << 20 });
 });

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, copyFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,9 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveLeadingFramework } from '../../server/cli/argv.js';
 import { examplesDir, packageRoot } from '../../server/cli/packagePaths.js';
 import { runCli, type CliIo } from '../../server/cli/program.js';
-import { parsePort, registerServeCommand, startServe } from '../../server/cli/serve.js';
+import { parsePort, registerServeCommand } from '../../server/cli/serve.js';
+import { startServe } from '../../server/cli/startServe.js';
 import { rawGet } from '../helpers/httpGet.js';
 import { repoRoot } from '../helpers/shared.js';
+import { expectSameDb, firstDifference, goldenCases, readDb, untimed } from '../unit/graphGolden.js';
 
 let tmp: string;
 let logdir: string;
@@ -158,9 +160,9 @@ describe('package paths', () => {
 // PROBEBOARD_CLI_BUNDLE points these tests at another bundle (e.g. one built in a temp dir).
 const built = process.env.PROBEBOARD_CLI_BUNDLE ?? path.join(repoRoot, 'dist/server/cli/main.js');
 (existsSync(built) ? describe : describe.skip)('built CLI (dist/server/cli/main.js)', () => {
-  const runNode = (args: string[], untilLine?: RegExp) =>
+  const runNode = (args: string[], untilLine?: RegExp, cwd?: string) =>
     new Promise<{ code: number | null; out: string; err: string; kill: () => void }>((resolve) => {
-      const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [built, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
       let out = '';
       let err = '';
       const kill = () => child.kill('SIGTERM');
@@ -182,6 +184,34 @@ const built = process.env.PROBEBOARD_CLI_BUNDLE ?? path.join(repoRoot, 'dist/ser
     const r = await runNode(['serve', '--logdir', path.join(tmp, 'missing')]);
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  // The bundle loads each command's code on demand (chunks) and writes .vis.db files on its writer thread, which
+  // runs from sources do not: the same golden case through the bundle.
+  it('graph: a golden compare case through the bundle, both formats', async () => {
+    const root = path.join(repoRoot, 'test/fixtures/graph');
+    const c = goldenCases(root, 'compare').find((g) => g.name === 'multistep_compare')!;
+    for (const format of ['db', 'vis']) {
+      const out = path.join(tmp, `graph-${format}`);
+      const r = await runNode(['graph', '-i', c.compareJson, '-o', out, '--format', format, '--quiet'], undefined, root);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^probeboard: compared 4 graph pairs, /);
+      const files = readdirSync(out).map((f) => path.join(out, f));
+      if (format === 'db') {
+        const golden = path.join(c.dir, 'db', readdirSync(path.join(c.dir, 'db')).find((f) => f.endsWith('.vis.db'))!);
+        expect(files).toHaveLength(1);
+        expectSameDb(readDb(files[0]), readDb(golden));
+      } else {
+        const goldenDir = path.join(c.dir, 'vis-202507');
+        const golden = readdirSync(goldenDir);
+        expect(files.map(untimed).sort()).toEqual(golden.map(untimed).sort());
+        for (const f of files) {
+          const theirs = readFileSync(path.join(goldenDir, golden.find((g) => untimed(g) === untimed(f))!), 'utf8');
+          expect(firstDifference(readFileSync(f, 'utf8'), theirs)).toBeNull();
+        }
+      }
+    }
   });
 
   it('serve prints the URL and answers', async () => {

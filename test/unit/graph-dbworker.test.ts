@@ -80,6 +80,20 @@ describe('the .vis.db writer thread', () => {
     for (const [id, row] of a.nodes) expect(b.nodes.get(id), id).toEqual(row);
   });
 
+  it('flushes as it goes (syncEvery) without changing the file', async () => {
+    const plain = path.join(work, 'plain.vis.db');
+    const synced = path.join(work, 'synced.vis.db');
+    await writeBoth(new VisDbWriter(new VisDbFile(plain)));
+    const file = new VisDbFile(synced, { indexesFirst: true, syncEvery: 16 << 10 });
+    await writeBoth(new VisDbWriter(file));
+    expect(file.syncs).toBeGreaterThan(0);
+    const a = readDb(plain);
+    const b = readDb(synced);
+    expect([...b.nodes.keys()]).toEqual([...a.nodes.keys()]);
+    for (const [id, row] of a.nodes) expect(b.nodes.get(id), id).toEqual(row);
+    expect([...b.stacks]).toEqual([...a.stacks]);
+  });
+
   it('reports what writing failed with', async () => {
     const target = openDbRowTarget(path.join(work, 'no-such-dir/x.vis.db'), script);
     await expect(Promise.resolve(target.finish())).rejects.toThrow(/unable to open|directory|SQLITE_CANTOPEN/i);

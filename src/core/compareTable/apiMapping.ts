@@ -1,5 +1,8 @@
 import { parse as parseYaml } from 'yaml';
+import { MappingFileError } from './mappingFileError.js';
 import type { SideTable } from './sideTable.js';
+
+export { MappingFileError } from './mappingFileError.js';
 
 /**
  * `-am`: MindSpore API names → PyTorch API names (msprobe-compare.md §3.6). The built-in table renames the first
@@ -10,16 +13,6 @@ import type { SideTable } from './sideTable.js';
  * that spelling is still accepted), a single mapping (the documented example) is accepted besides a list, and a
  * missing list means "no rows of that kind are mapped" instead of a crash.
  */
-
-export class MappingFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'MappingFileError';
-  }
-}
 
 /** ms_to_pt_api.yaml: `MindSporeApi: PyTorchApi`. */
 export function parseBuiltInApiTable(text: string, file: string): Map<string, string> {
