@@ -9,6 +9,7 @@ import { PreparedEntries } from '../../src/core/formats/dumpItems.js';
 import { readDumpJson, visitDumpJson, type DumpHead, type DumpJson, type DumpVisitor } from '../../src/core/formats/dumpJson.js';
 import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import { parseStackJson } from '../../src/core/formats/stackJson.js';
+import { MAX_TEXT_BYTES, tooLargeForText } from '../../src/core/formats/textLimit.js';
 import { GraphFileError } from '../store/graphStore.js';
 
 export interface DumpDirRead extends DumpDirContents {
@@ -115,8 +116,15 @@ function dumpFiles(dir: string) {
   };
 }
 
-/** A file's text, or a GraphFileError naming it (missing, not a file, unreadable). */
+/** A file's text, or a GraphFileError naming it (missing, not a file, unreadable, too large for a string). */
 export function readText(file: string): string {
+  let size = -1;
+  try {
+    size = fs.statSync(file).size;
+  } catch {
+    // readBytes says what is wrong
+  }
+  if (size > MAX_TEXT_BYTES) throw new GraphFileError(file, tooLargeForText(size));
   return readBytes(file).toString('utf8');
 }
 

@@ -110,6 +110,20 @@ describe('probeboard graph: bad input', () => {
     expect((await fails({ npu_path: 'npu3' })).message).toContain('the outermost layer of stack.json should be a dict type');
   });
 
+  it('names a JSON file too large to read as text (sparse files: nothing is written to disk)', async () => {
+    dumpDir('big');
+    fs.truncateSync(path.join(dir, 'big/dump.json'), 2 ** 29);
+    const e = await fails({ npu_path: 'big' });
+    expect(e).toBeInstanceOf(GraphFileError);
+    expect(e.message).toBe(
+      `${path.join(dir, 'big/dump.json')}: The file is 512 MiB; JSON files larger than 512 MiB cannot be read whole ` +
+        "(JavaScript's longest string). Dump per rank and step to keep each file smaller.",
+    );
+    dumpDir('bigstack');
+    fs.truncateSync(path.join(dir, 'bigstack/stack.json'), 2 ** 29);
+    expect((await fails({ npu_path: 'bigstack' })).message).toMatch(/stack\.json: The file is 512 MiB; JSON files larger than 512 MiB/);
+  });
+
   it('writes nothing when a later rank fails', async () => {
     dumpDir('npu/rank0');
     dumpDir('npu/rank1', { construct: {} });

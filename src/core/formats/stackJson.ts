@@ -1,6 +1,7 @@
 import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyStr, pyTruthy } from './pyFormat.js';
+import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
 
 export const STACK_NOT_DICT_PROBLEM =
   'The format of the stack.json is incorrect, the outermost layer of stack.json should be a dict type.';
@@ -14,6 +15,7 @@ export const STACK_NOT_DICT_PROBLEM =
 export function parseStackJson(input: string | Uint8Array, file = 'stack.json'): Map<string, string[]> {
   const scanned = scanOldFormat(typeof input === 'string' ? encoder.encode(input) : input);
   if (scanned) return scanned;
+  if (typeof input !== 'string' && input.length > MAX_TEXT_BYTES) throw new DumpFileError(file, tooLargeForText(input.length));
   const text = typeof input === 'string' ? input : decoder.decode(input);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
