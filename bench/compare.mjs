@@ -4,13 +4,13 @@
 // Generates synthetic msprobe dumps (bench/dumpgen) and times `probeboard compare` on them: wall time, CPU time,
 // peak RSS, rows and (real tensors) npy throughput. Prints a markdown table and writes bench/results/compare.md.
 // Targets (issue 5): 10^6 statistics rows in < 15 s and < 500 MB; real-tensor compare reads npy at ≥ 300 MB/s.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateDumps } from './dumpgen/generate.mjs';
+import { commandUnavailable, du, generatedOnce, mb, timedRun, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -52,40 +52,10 @@ function fail(msg) {
   process.exit(2);
 }
 
-/** @param {string} p @returns {number} */
-function du(p) {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.size;
-  return readdirSync(p).reduce((sum, f) => sum + du(path.join(p, f)), 0);
-}
-
-const mb = (/** @type {number} */ b) => (b / 1e6).toFixed(1);
-
-/** @returns {string | null} why `probeboard compare` cannot run, or null */
-function compareUnavailable() {
-  if (bin === path.join(repo, 'bin/probeboard.js') && !existsSync(path.join(repo, 'dist/server/cli/main.js'))) {
-    return 'compare command not available (dist/ missing: npm run build)';
-  }
-  const r = spawnSync(process.execPath, [bin, 'compare', '--help'], { encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0 || !/input_path/.test(r.stdout + r.stderr)) return 'compare command not available';
-  return null;
-}
-
 /** Generates a case's dumps (reused when generated before with the same options) and its compare.json. */
 function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
   const dir = path.join(work, c.id);
-  const marker = path.join(dir, 'generated.json');
-  const key = JSON.stringify(c.gen);
-  let summary;
-  if (existsSync(marker) && JSON.parse(readFileSync(marker, 'utf8')).key === key) {
-    summary = { ...JSON.parse(readFileSync(marker, 'utf8')).summary, reused: true };
-  } else {
-    rmSync(dir, { recursive: true, force: true });
-    process.stderr.write(`generating ${c.id} …\n`);
-    summary = { ...generateDumps({ ...c.gen, out: dir, layout: 'files' }), reused: false };
-    writeFileSync(marker, JSON.stringify({ key, summary }));
-  }
+  const summary = generatedOnce(dir, JSON.stringify(c.gen), () => generateDumps({ ...c.gen, out: dir, layout: 'files' }));
   // `compare` takes the dump.json files themselves.
   const compareJson = path.join(dir, 'compare-files.json');
   writeFileSync(
@@ -95,58 +65,7 @@ function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
   return { ...summary, dir, compareJson };
 }
 
-/**
- * Runs the command under /usr/bin/time -v when present (peak RSS and CPU of the whole process tree's leader,
- * worker threads included); otherwise polls /proc/<pid>/status VmHWM.
- * @param {string[]} argv
- */
-function timedRun(argv) {
-  const useTime = existsSync('/usr/bin/time');
-  const cmd = useTime ? '/usr/bin/time' : process.execPath;
-  const full = useTime ? ['-v', process.execPath, bin, ...argv] : [bin, ...argv];
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(cmd, full, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let peakKb = 0;
-    let cpu = NaN;
-    let timedOut = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const poll = useTime
-      ? null
-      : setInterval(() => {
-          try {
-            const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-            if (m) peakKb = Math.max(peakKb, Number(m[1]));
-          } catch {
-            // the process has just exited
-          }
-        }, 50);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (poll) clearInterval(poll);
-      const seconds = (performance.now() - started) / 1000;
-      if (useTime) {
-        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-        if (m) peakKb = Number(m[1]);
-        const u = /User time \(seconds\): ([\d.]+)/.exec(stderr);
-        const s = /System time \(seconds\): ([\d.]+)/.exec(stderr);
-        if (u && s) cpu = Number(u[1]) + Number(s[1]);
-        const exit = /Exit status: (\d+)/.exec(stderr);
-        stderr = stderr.replace(/\s*Command (being timed|exited)[\s\S]*$/, '');
-        resolve({ code: exit ? Number(exit[1]) : code, seconds, cpu, peakKb, stdout, stderr, timedOut });
-      } else resolve({ code, seconds, cpu, peakKb, stdout, stderr, timedOut });
-    });
-  });
-}
-
-const unavailable = args['generate-only'] ? null : compareUnavailable();
+const unavailable = args['generate-only'] ? null : commandUnavailable(repo, bin, 'compare', /input_path/);
 const rows = [];
 let failures = 0;
 mkdirSync(work, { recursive: true });
@@ -166,7 +85,7 @@ for (const c of selected) {
   const out = path.join(work, `${c.id}-out`);
   rmSync(out, { recursive: true, force: true });
   process.stderr.write(`${c.id} …\n`);
-  const r = await timedRun(['compare', '-i', dumps.compareJson, '-o', out, '--quiet']);
+  const r = await timedRun(bin, ['compare', '-i', dumps.compareJson, '-o', out, '--quiet'], timeoutMs);
   const ok = r.code === 0 && !r.timedOut;
   const status = r.timedOut ? `timed out after ${args.timeout} s` : ok ? 'ok' : `exit ${r.code}: ${r.stderr.trim().split('\n')[0]}`;
   if (!ok) failures++;
@@ -221,9 +140,6 @@ const lines = [
   'Peak RSS includes the two reader worker threads and the tensor worker pool.',
   '',
 ];
-const table = lines.join('\n');
-console.log(table);
-mkdirSync(path.dirname(args.results), { recursive: true });
-writeFileSync(args.results, table);
+writeResults(args.results, lines);
 if (!args.keep && !args.work) rmSync(work, { recursive: true, force: true });
 process.exit(failures ? 1 : 0);

@@ -6,13 +6,13 @@
 // output size per case and output format, each the median of --repeat runs (the machine is shared: single runs are
 // noisy). Prints a markdown table and writes it to bench/results/graph.md.
 // Reference (issue 3): the original msprobe needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for stats-96L.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateDumps } from './dumpgen/generate.mjs';
+import { commandUnavailable, du, generatedOnce, mb, median, timedRun, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -60,95 +60,13 @@ function fail(msg) {
   process.exit(2);
 }
 
-/** Total size of the files under `p`. @param {string} p @returns {number} */
-function du(p) {
-  if (!existsSync(p)) return 0;
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.size;
-  return readdirSync(p).reduce((sum, f) => sum + du(path.join(p, f)), 0);
-}
-
-const mb = (/** @type {number} */ b) => (b / 1e6).toFixed(1);
-
-/** @param {number[]} xs */
-function median(xs) {
-  const s = xs.slice().sort((a, b) => a - b);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
-/** Whether `probeboard graph` exists in this build; a reason when it does not. @returns {string | null} */
-function graphUnavailable() {
-  if (bin === path.join(repo, 'bin/probeboard.js') && !existsSync(path.join(repo, 'dist/server/cli/main.js'))) return 'graph command not available (dist/ missing: npm run build)';
-  const r = spawnSync(process.execPath, [bin, 'graph', '--help'], { encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0 || !/-i|--input/.test(r.stdout + r.stderr)) return 'graph command not available';
-  return null;
-}
-
 /** Generates a case's dumps unless the same options were generated there before. */
 function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
   const dir = path.join(work, c.id);
-  const marker = path.join(dir, 'generated.json');
-  const key = JSON.stringify(c.gen);
-  if (existsSync(marker)) {
-    const prev = JSON.parse(readFileSync(marker, 'utf8'));
-    if (prev.key === key) return { dir, ...prev.summary, reused: true };
-  }
-  rmSync(dir, { recursive: true, force: true });
-  process.stderr.write(`generating ${c.id} …\n`);
-  const summary = generateDumps({ ...c.gen, out: dir });
-  writeFileSync(marker, JSON.stringify({ key, summary }));
-  return { dir, ...summary, reused: false };
+  return { dir, ...generatedOnce(dir, JSON.stringify(c.gen), () => generateDumps({ ...c.gen, out: dir })) };
 }
 
-/**
- * Runs `probeboard graph` under /usr/bin/time -v when present (peak RSS of the whole run); otherwise polls
- * /proc/<pid>/status VmHWM.
- * @param {string[]} graphArgs
- * @returns {Promise<{ code: number | null, seconds: number, peakKb: number, stdout: string, stderr: string, timedOut: boolean }>}
- */
-function timedRun(graphArgs) {
-  const useTime = existsSync('/usr/bin/time');
-  const cmd = useTime ? '/usr/bin/time' : process.execPath;
-  const argv = useTime ? ['-v', process.execPath, bin, ...graphArgs] : [bin, ...graphArgs];
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let peakKb = 0;
-    let timedOut = false;
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const poll = useTime
-      ? null
-      : setInterval(() => {
-          try {
-            const m = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-            if (m) peakKb = Math.max(peakKb, Number(m[1]));
-          } catch {
-            // the process has just exited
-          }
-        }, 50);
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (poll) clearInterval(poll);
-      const seconds = (performance.now() - started) / 1000;
-      if (useTime) {
-        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-        if (m) peakKb = Number(m[1]);
-        const exit = /Exit status: (\d+)/.exec(stderr);
-        stderr = stderr.replace(/\s*Command (being timed|exited)[\s\S]*$/, '');
-        resolve({ code: exit ? Number(exit[1]) : code, seconds, peakKb, stdout, stderr, timedOut });
-      } else resolve({ code, seconds, peakKb, stdout, stderr, timedOut });
-    });
-  });
-}
-
-const unavailable = args['generate-only'] ? null : graphUnavailable();
+const unavailable = args['generate-only'] ? null : commandUnavailable(repo, bin, 'graph', /-i|--input/);
 const rows = [];
 let failures = 0;
 mkdirSync(work, { recursive: true });
@@ -174,7 +92,7 @@ for (const c of selected) {
     for (let k = 0; k < repeat; k++) {
       rmSync(out, { recursive: true, force: true });
       process.stderr.write(`${c.id} --format ${fmt} (run ${k + 1}/${repeat}) …\n`);
-      const r = await timedRun(['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt]);
+      const r = await timedRun(bin, ['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt], timeoutMs);
       const ok = r.code === 0 && !r.timedOut;
       console.error(`  ${ok ? 'ok' : 'failed'}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
       if (!ok) {
@@ -231,9 +149,6 @@ const lines = [
   'the 1M-node case finishes; real-tensor compare reads npy at ≥ 300 MB/s.',
   '',
 ];
-const table = lines.join('\n');
-console.log(table);
-mkdirSync(path.dirname(args.results), { recursive: true });
-writeFileSync(args.results, table);
+writeResults(args.results, lines);
 if (!args.keep && !args.work) rmSync(work, { recursive: true, force: true });
 process.exit(failures ? 1 : 0);

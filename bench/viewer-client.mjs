@@ -14,7 +14,6 @@
 //   - long tasks (PerformanceObserver 'longtask') and the tab's JS heap (CDP Performance.getMetrics).
 // Prints a markdown table and writes it to bench/results/viewer-client.md. Targets: first paint ≤ 1.5 s (≤ 0.5 s for
 // .vis.db); expand p50 ≤ 100 ms, p95 ≤ 300 ms; pan ≥ 50 fps with 10,000 nodes in view; heap ≤ 500 MB at 10^6 nodes.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -22,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
 import { generateVis } from './visgen/index.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -73,33 +73,8 @@ async function fileFor(nodes, format) {
   return { dir, ...result };
 }
 
-/** Starts the server on a log dir; resolves with its port and a stop function. */
-async function startServer(logdir, cacheDir) {
-  const child = spawn(process.execPath, [bin, 'serve', '--logdir', logdir, '--port', '0', '--cache_dir', cacheDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  // A crash of this script must not leave the server running.
-  const orphan = () => child.kill('SIGTERM');
-  process.once('exit', orphan);
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /at http:\/\/[^:]+:(\d+)\//.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${err}`)));
-  });
-  const stop = () =>
-    new Promise((resolve) => {
-      process.off('exit', orphan);
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-  return { port, stop };
-}
+/** `probeboard serve` (this build or --bin) on a log dir. */
+const startServer = (/** @type {string} */ logdir, /** @type {string} */ cacheDir) => startServerAt(bin, logdir, cacheDir);
 
 function status(port, p) {
   return new Promise((resolve, reject) => {
@@ -371,7 +346,4 @@ const lines = [
   'with 10,000 nodes in view; every main-thread task < 50 ms; tab memory ≤ 500 MB at 10^6 nodes.',
   '',
 ];
-const table = lines.join('\n');
-console.log(table);
-mkdirSync(path.dirname(args.results), { recursive: true });
-writeFileSync(args.results, table);
+writeResults(args.results, lines);

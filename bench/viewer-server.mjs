@@ -7,13 +7,13 @@
 // the index cache warm, the server's peak RSS (VmHWM), and the time and bytes of a few API calls.
 // Prints a markdown table and writes it to bench/results/viewer-server.md. Targets: a 1 GB .vis indexed at
 // ≥ 100 MB/s with RSS ≤ 400 MB; a .vis.db answering in ≤ 0.5 s.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
 import { generateVis } from './visgen/index.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -74,33 +74,8 @@ function get(port, p) {
   });
 }
 
-/** Starts the server on a log dir; resolves with its port and a stop function. */
-async function startServer(logdir, cacheDir) {
-  const child = spawn(process.execPath, [bin, 'serve', '--logdir', logdir, '--port', '0', '--cache_dir', cacheDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let err = '';
-  child.stderr.on('data', (d) => (err += d));
-  const port = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /at http:\/\/[^:]+:(\d+)\//.exec(out);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`server exited (${code}): ${err}`)));
-  });
-  const peakRssMb = () => {
-    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-    return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024;
-  };
-  const stop = () =>
-    new Promise((resolve) => {
-      child.once('exit', resolve);
-      child.kill('SIGTERM');
-    });
-  return { port, peakRssMb, stop, stderr: () => err };
-}
+/** `probeboard serve` (this build or --bin) on a log dir. */
+const startServer = (/** @type {string} */ logdir, /** @type {string} */ cacheDir) => startServerAt(bin, logdir, cacheDir);
 
 const pct = (list, p) => {
   const s = [...list].sort((a, b) => a - b);
@@ -205,7 +180,4 @@ const lines = [
   ),
   '',
 ];
-const table = lines.join('\n');
-console.log(table);
-mkdirSync(path.dirname(path.resolve(args.results)), { recursive: true });
-writeFileSync(path.resolve(args.results), table);
+writeResults(path.resolve(args.results), lines);

@@ -1,13 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { MappingFileError } from '../../src/core/compareTable/mappingFileError.js';
-import { DumpContentError } from '../../src/core/compareTable/dumpValidation.js';
-import { DumpModeError } from '../../src/core/compare/mode.js';
-import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
-import { NpyFormatError } from '../../src/core/formats/npy.js';
+import { FileProblem } from '../../src/core/fileProblem.js';
 import { PyJsonError } from '../../src/core/formats/pyJson.js';
-import { TorchPtError } from '../../src/core/formats/torchPtError.js';
-import { GraphFileError } from '../store/graphStore.js';
-import { TensorReadError } from '../workers/tensorFile.js';
 import { moveLeadingFramework } from './argv.js';
 
 /** A problem with how the CLI was called or with its environment: printed as one line, exit code 2. */
@@ -23,18 +16,7 @@ export class UsageError extends Error {
  * malformed JSON/YAML/npy, a mapping that does not fit, directories that do not pair up. Exit code 2, like usage
  * errors; anything else is unexpected (exit code 1).
  */
-const INPUT_ERRORS = [
-  UsageError,
-  GraphFileError,
-  PyJsonError,
-  DumpFileError,
-  DumpModeError,
-  DumpContentError,
-  MappingFileError,
-  TensorReadError,
-  NpyFormatError,
-  TorchPtError,
-];
+const INPUT_ERRORS = [UsageError, FileProblem, PyJsonError];
 
 function isInputError(e: unknown): e is Error {
   return INPUT_ERRORS.some((cls) => e instanceof cls);

@@ -1,5 +1,5 @@
 import { DumpContentError } from '../../src/core/compareTable/dumpValidation.js';
-import { MappingFileError } from '../../src/core/compareTable/apiMapping.js';
+import { MappingFileError } from '../../src/core/compareTable/mappingFileError.js';
 import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
 import { PyJsonError } from '../../src/core/formats/pyJson.js';
 

@@ -1,5 +1,6 @@
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side } from '../../src/core/api/types.js';
 import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
+import { FileProblem } from '../../src/core/fileProblem.js';
 
 /**
  * One opened graph file, answering the viewer's questions without handing out the whole file. Implementations:
@@ -33,14 +34,8 @@ export interface ChildrenQuery extends GraphSelector {
 }
 
 /** A problem with the user's file: the server answers 4xx/5xx with `{error}` naming the file. */
-export class GraphFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'GraphFileError';
-  }
+export class GraphFileError extends FileProblem {
+  override name = 'GraphFileError';
 }
 
 /** The file changed on disk after it was indexed or opened: answered 409; the next request re-opens it. */

@@ -10,6 +10,7 @@ import {
   parseZipDirectory,
   zip64Directory,
 } from '../../src/core/formats/torchPt.js';
+import { FileProblem } from '../../src/core/fileProblem.js';
 
 /**
  * Node-side reader of one dumped tensor (`.npy` or torch `.pt`), handing out elements as doubles in chunks so a
@@ -18,14 +19,8 @@ import {
  * order (both sides Fortran: pairing in file order is pairing by index).
  */
 
-export class TensorReadError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'TensorReadError';
-  }
+export class TensorReadError extends FileProblem {
+  override name = 'TensorReadError';
 }
 
 export interface TensorSource {

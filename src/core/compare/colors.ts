@@ -1,3 +1,4 @@
+import { pyJsonString } from '../formats/pyJsonWrite.js';
 import type { DumpMode } from './mode.js';
 
 /**
@@ -88,23 +89,7 @@ export function nodeColors(mode: DumpMode): Record<string, ColorBucket> {
 
 /** Python `json.dumps` of a flat str → str dict: `", "`/`": "` separators, non-ASCII as `\uXXXX`. */
 export function pyJsonDumpsStrings(entries: Array<[string, string]>): string {
-  const quote = (s: string) => {
-    let out = '"';
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c === 0x22) out += '\\"';
-      else if (c === 0x5c) out += '\\\\';
-      else if (c === 0x0a) out += '\\n';
-      else if (c === 0x0d) out += '\\r';
-      else if (c === 0x09) out += '\\t';
-      else if (c === 0x08) out += '\\b';
-      else if (c === 0x0c) out += '\\f';
-      else if (c < 0x20 || c > 0x7e) out += `\\u${c.toString(16).padStart(4, '0')}`;
-      else out += s[i];
-    }
-    return `${out}"`;
-  };
-  return `{${entries.map(([k, v]) => `${quote(k)}: ${quote(v)}`).join(', ')}}`;
+  return `{${entries.map(([k, v]) => `${pyJsonString(k)}: ${pyJsonString(v)}`).join(', ')}}`;
 }
 
 /** The `ToolTip` value: a JSON-encoded string (not an object), exactly as msprobe's `json.dumps(tips)`. */

@@ -1,18 +1,13 @@
 import type { PyValue } from '../formats/pyJson.js';
 import { dictHas, forEachDictEntry, isDict, type DumpValue } from '../formats/pyJsonNative.js';
+import { FileProblem } from '../fileProblem.js';
 
 /** The dump mode, written as the file's `task` (msprobe-format.md §3.1). */
 export type DumpMode = 'summary' | 'md5' | 'all' | 'structure';
 
 /** A dump.json that cannot be compared: names the file and the problem (msprobe's own wording). */
-export class DumpModeError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'DumpModeError';
-  }
+export class DumpModeError extends FileProblem {
+  override name = 'DumpModeError';
 }
 
 export interface DumpFiles {

@@ -1,3 +1,4 @@
+import { REAL_METRICS, SUMMARY_METRICS } from '../compareTable/columns.js';
 import type { PyValue } from '../formats/pyJson.js';
 import type { GraphNode, RawItem } from '../model/graph.js';
 import type { DumpMode } from './mode.js';
@@ -32,27 +33,10 @@ export interface CompareRow {
   benchDataName?: PyValue;
 }
 
-export const SUMMARY_COLUMNS = [
-  'Max diff',
-  'Min diff',
-  'Mean diff',
-  'L2norm diff',
-  'MaxRelativeErr',
-  'MinRelativeErr',
-  'MeanRelativeErr',
-  'NormRelativeErr',
-  'Requires_grad Consistent',
-] as const;
+export const SUMMARY_COLUMNS = [...SUMMARY_METRICS, 'Requires_grad Consistent'] as const;
 const MD5_COLUMNS = ['Result', 'Requires_grad Consistent'] as const;
 
-export const REAL_METRIC_COLUMNS = [
-  'Cosine',
-  'EucDist',
-  'MaxAbsErr',
-  'MaxRelativeErr',
-  'One Thousandth Err Ratio',
-  'Five Thousandths Err Ratio',
-] as const;
+export const REAL_METRIC_COLUMNS = REAL_METRICS;
 export const REAL_COLUMNS = [...REAL_METRIC_COLUMNS, 'Requires_grad Consistent'] as const;
 
 /** Struct windows: input (and kwargs), output, parameters, parameters_grad. */

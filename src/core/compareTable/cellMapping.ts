@@ -1,5 +1,4 @@
-import { parse as parseYaml } from 'yaml';
-import { MappingFileError } from './apiMapping.js';
+import { parseNameMapping } from './nameMappingYaml.js';
 
 /**
  * `-cm`: MindSpore Cell names → PyTorch Module names (msprobe-compare.md §3.7): `Cell` becomes `Module`, and a yaml
@@ -7,21 +6,7 @@ import { MappingFileError } from './apiMapping.js';
  */
 
 export function parseCellMapping(text: string, file: string): Map<string, string> {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new MappingFileError(file, `not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new MappingFileError(file, "expected a mapping '{cell_name}.{class_name}: {module_name}.{class_name}'");
-  }
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
-    if (typeof v !== 'string') throw new MappingFileError(file, `the value of '${k}' is not a module name`);
-    out.set(k, v);
-  }
-  return out;
+  return parseNameMapping(text, file, '{cell_name}.{class_name}: {module_name}.{class_name}', 'module name');
 }
 
 const CUTS = ['.forward.', '.backward.', '.parameters_grad.'];

@@ -1,4 +1,7 @@
-/** The result table's headers per mode (msprobe-compare.md §4.1), exactly as msprobe writes them. */
+/**
+ * The result table's headers per mode (msprobe-compare.md §4.1), exactly as msprobe writes them. The metric names are
+ * also the compare columns `graph` writes into NPU items (compare/rows.ts).
+ */
 
 export type TableMode = 'summary' | 'md5' | 'all';
 
@@ -24,7 +27,7 @@ export const SUMMARY_METRICS = [
   'MinRelativeErr',
   'MeanRelativeErr',
   'NormRelativeErr',
-];
+] as const;
 
 export const REAL_METRICS = [
   'Cosine',
@@ -33,7 +36,7 @@ export const REAL_METRICS = [
   'MaxRelativeErr',
   'One Thousandth Err Ratio',
   'Five Thousandths Err Ratio',
-];
+] as const;
 
 export function tableHeader(mode: TableMode, stackColumn: boolean): string[] {
   const stack = stackColumn ? ['NPU_Stack_Info'] : [];

@@ -1,8 +1,8 @@
-import { parse as parseYaml } from 'yaml';
-import { applyUserApiMapping, builtInApiName, MappingFileError, type UserApiMapping } from './apiMapping.js';
+import { applyUserApiMapping, builtInApiName, type UserApiMapping } from './apiMapping.js';
 import { ByteArena } from './byteArena.js';
 import type { NameSource } from './nameColumn.js';
 import { cellMappedName } from './cellMapping.js';
+import { parseNameMapping } from './nameMappingYaml.js';
 import type { SideTable } from './sideTable.js';
 
 /**
@@ -21,21 +21,7 @@ export interface KeyMappings {
 
 /** A flat `npu name: bench name` yaml (`-dm`). */
 export function parseDataMapping(text: string, file: string): Map<string, string> {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new MappingFileError(file, `not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
-  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-    throw new MappingFileError(file, "expected a mapping 'NPU tensor name: bench tensor name'");
-  }
-  const out = new Map<string, string>();
-  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
-    if (typeof v !== 'string') throw new MappingFileError(file, `the value of '${k}' is not a tensor name`);
-    out.set(k, v);
-  }
-  return out;
+  return parseNameMapping(text, file, 'NPU tensor name: bench tensor name', 'tensor name');
 }
 
 /** The NPU compare keys; the NPU names arena itself when no mapping applies. */

@@ -1,5 +1,6 @@
 import type { PyValue } from '../formats/pyJson.js';
 import { pyTruthy } from '../formats/pyFormat.js';
+import { FileProblem } from '../fileProblem.js';
 
 /**
  * The checks that abort msprobe's compare before any table is made (msprobe-compare.md §2.6; msprobe
@@ -10,14 +11,8 @@ import { pyTruthy } from '../formats/pyFormat.js';
 /** Cells starting with these (or containing `;` followed by one) are formula injection in Excel. */
 const STRING_BLACKLIST = /^[＋－＝％＠+\-=%@]|;[＋－＝％＠+\-=%@]/;
 
-export class DumpContentError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'DumpContentError';
-  }
+export class DumpContentError extends FileProblem {
+  override name = 'DumpContentError';
 }
 
 export function isFormulaLike(s: string): boolean {

@@ -1,10 +1,6 @@
+import { FileProblem } from '../fileProblem.js';
+
 /** A mapping yaml (-am/-cm/-dm, the built-in API table) that is missing, unreadable or not the expected shape. */
-export class MappingFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'MappingFileError';
-  }
+export class MappingFileError extends FileProblem {
+  override name = 'MappingFileError';
 }

@@ -1,6 +1,7 @@
 import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyTruthy } from './pyFormat.js';
+import { nativeObject } from './pyJsonNative.js';
 
 /** construct.json (msprobe-format.md §1.5): child dump name → parent, in call order. */
 export interface ConstructJson {
@@ -49,14 +50,8 @@ export function parseConstructJson(text: string, file = 'construct.json'): Const
  * spelling is checked) and anything unusual take the Python-mode parser.
  */
 function nativeConstruct(text: string): Map<string, PyValue> | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
-  const obj = v as Record<string, unknown>;
+  const obj = nativeObject(text);
+  if (!obj) return null;
   const out = new Map<string, PyValue>();
   let first = true;
   for (const k in obj) {

@@ -1,4 +1,5 @@
 import { bfloat16BitsToNumber, float32ToHalfBits, halfBitsTable } from './float16.js';
+import { FileProblem } from '../fileProblem.js';
 
 /**
  * NumPy `.npy` files (format versions 1–3): header parsing and chunked decoding of numeric data to doubles, so a
@@ -25,14 +26,8 @@ export type TensorDtype =
   | 'float32'
   | 'float64';
 
-export class NpyFormatError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'NpyFormatError';
-  }
+export class NpyFormatError extends FileProblem {
+  override name = 'NpyFormatError';
 }
 
 export interface NpyElementType {

@@ -38,6 +38,20 @@ export function pyIntOf(v: number): bigint {
   return BigInt(v);
 }
 
+/**
+ * `JSON.parse(text)` when it is a JSON object, else null (malformed, or another kind of value): the first step of
+ * the readers of files whose content the native parser gives exactly (construct.json, stack.json).
+ */
+export function nativeObject(text: string): Record<string, unknown> | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
 /** The tree of `text`, or undefined when this reader cannot read the file exactly (see above). */
 export function parsePyJsonNative(text: string, scan: DocScan | null = scanDocument(text)): { value: DumpValue } | undefined {
   if (!scan || !scan.keysPlain) return undefined;

@@ -1,6 +1,7 @@
 import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyStr, pyTruthy } from './pyFormat.js';
+import { nativeObject } from './pyJsonNative.js';
 import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
 
 export const STACK_NOT_DICT_PROBLEM =
@@ -164,14 +165,9 @@ function stringEnd(bytes: Uint8Array, i: number): number {
  * numbers, which msprobe writes in ascending order anyway. Anything else goes through the Python-mode parser.
  */
 function nativeStack(text: string): Map<string, PyValue> | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return null;
-  const entries = Object.entries(v);
+  const obj = nativeObject(text);
+  if (!obj) return null;
+  const entries = Object.entries(obj);
   for (const [, value] of entries) if (!stringLists(value, 0)) return null;
   return new Map(entries as Array<[string, PyValue]>);
 }

@@ -1,10 +1,6 @@
+import { FileProblem } from '../fileProblem.js';
+
 /** A `.pt` file that cannot be read as a plain tensor; names the file. */
-export class TorchPtError extends Error {
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${problem}`);
-    this.name = 'TorchPtError';
-  }
+export class TorchPtError extends FileProblem {
+  override name = 'TorchPtError';
 }
