@@ -15,9 +15,12 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
     .option('--bind_all', 'bind 0.0.0.0 (every interface): anyone on your network can read the graphs')
     .option('--lang <lang>', 'default language of server error messages: en | zh-CN', 'en')
     .option('--cache_dir <dir>', `where indexes of large .vis files are kept (default: ${defaultCacheDir()})`)
+    .option('--cache_max_mb <mb>', 'size the index cache is kept under, least recently used dropped first', '4096')
     .action(async (opts: ServeFlags) => {
       const lang = matchLang(opts.lang);
       if (!lang) throw new UsageError(`--lang ${opts.lang}: expected en or zh-CN`);
+      const cacheMaxMb = /^\d{1,9}$/.test(opts.cache_max_mb) ? Number(opts.cache_max_mb) : NaN;
+      if (!(cacheMaxMb >= 1)) throw new UsageError(`--cache_max_mb ${opts.cache_max_mb}: expected a whole number of megabytes (at least 1)`);
       const { startServe } = await import('./startServe.js');
       const running = await startServe({
         logdir: opts.logdir,
@@ -25,6 +28,7 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
         host: opts.bind_all ? '0.0.0.0' : opts.host,
         lang,
         cacheDir: opts.cache_dir,
+        cacheMaxBytes: cacheMaxMb * 2 ** 20,
       });
       const say = io?.out ?? ((t: string) => process.stdout.write(t));
       if (opts.bind_all) {
@@ -44,6 +48,7 @@ interface ServeFlags {
   bind_all?: boolean;
   lang: string;
   cache_dir?: string;
+  cache_max_mb: string;
 }
 
 export function parsePort(text: string): number {

@@ -16,6 +16,8 @@ export interface ServeOptions {
   lang?: 'en' | 'zh-CN';
   /** Where `.vis` indexes are cached (default: $XDG_CACHE_HOME/probeboard or ~/.cache/probeboard). */
   cacheDir?: string;
+  /** The index cache is pruned to this size (default 4 GiB). */
+  cacheMaxBytes?: number;
 }
 
 export interface RunningServer {
@@ -33,7 +35,10 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     appDir: options.appDir ?? defaultAppDir(),
     lang: options.lang,
     loopbackOnly: isLoopback(options.host),
-    stores: createStoreCache({ cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined }),
+    stores: createStoreCache({
+      cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined,
+      cacheMaxBytes: options.cacheMaxBytes,
+    }),
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(options.port, options.host);

@@ -46,6 +46,8 @@ export interface StoreCacheOptions {
   maxErrors?: number;
   /** Where `.vis` indexes are cached; null = keep them in memory only. Default: defaultCacheDir(). */
   cacheDir?: string | null;
+  /** The cache is pruned to this size (least recently used first) after each new index; default 4 GiB. */
+  cacheMaxBytes?: number;
   /** Bundled indexWorker.js; null = index in this thread. Default: found next to the server bundle. */
   indexWorkerScript?: string | null;
   /** `.vis` files smaller than this are read whole and indexed at once, in this thread (default 16 MiB). */
@@ -130,7 +132,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     const running = jobs.get(ref.absPath);
     if (running?.stamp === stamp) return running.handle.progress;
     running?.handle.cancel();
-    const handle = startIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, chunkSize: options.chunkSize }, { workerScript, log });
+    const handle = startIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, cacheMaxBytes: options.cacheMaxBytes, chunkSize: options.chunkSize }, { workerScript, log });
     jobs.set(ref.absPath, { stamp, handle });
     const started = performance.now();
     const bytes = fileStamp.size;
@@ -179,7 +181,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     if (workerScript) return { indexing: startJob(ref, stamp, fileStamp) };
     // No worker script (TypeScript sources): the same job, in this thread, before answering.
     let result: VisIndex | GraphFileError | undefined;
-    runIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, chunkSize: options.chunkSize }, (msg) => {
+    runIndexJob({ absPath: ref.absPath, stamp: fileStamp, cacheDir, cacheMaxBytes: options.cacheMaxBytes, chunkSize: options.chunkSize }, (msg) => {
       if (msg.type === 'done') result = unpackIndex(msg.packed);
       else if (msg.type === 'error') result = new GraphFileError(ref.relPath, msg.problem);
       else if (msg.type === 'warning') log(msg.message);

@@ -98,6 +98,11 @@ describe('usage errors: one line, exit code 2', () => {
     const both = await run(['serve', '--logdir', logdir, '--host', '10.0.0.1', '--bind_all']);
     expect(both.code).toBe(2);
     expect(both.err.split('\n')).toHaveLength(2);
+    for (const bad of ['0', '-5', '1.5', 'lots']) {
+      const r = await run(['serve', '--logdir', logdir, '--cache_max_mb', bad]);
+      expect(r.code).toBe(2);
+      expect(r.err).toBe(`probeboard: --cache_max_mb ${bad}: expected a whole number of megabytes (at least 1)\n`);
+    }
     const unknown = await run(['nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(/^probeboard: error: unknown command 'nope'/);

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVisIndex } from '../../server/store/visJsonIndex/buildIndex.js';
+import { pruneIndexCache } from '../../server/store/visJsonIndex/cachePrune.js';
 import { bufferSource } from '../../server/store/visJsonIndex/byteSource.js';
 import { indexCachePath, readIndexCache, writeIndexCache } from '../../server/store/visJsonIndex/indexCache.js';
 import { packIndex, unpackIndex } from '../../server/store/visJsonIndex/indexCodec.js';
@@ -63,5 +64,58 @@ describe('index cache', () => {
     const msgs = run(blocked);
     expect(msgs.map((m) => m.type)).toEqual(['warning', 'done']);
     expect((msgs[0] as { message: string }).message).toMatch(/^cannot write the index cache in .*not-a-dir \(ENOTDIR\); keeping it in memory$/);
+  });
+});
+
+describe('index cache pruning', () => {
+  const make = (dir: string, name: string, usedSecondsAgo: number) => {
+    const file = path.join(tmp, `${dir}-${name}.vis`);
+    writeFileSync(file, fixture);
+    const st = statSync(file);
+    const own = buildVisIndex(bufferSource(fixture), { stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino } });
+    writeIndexCache(path.join(tmp, dir), file, packIndex(own));
+    const idx = indexCachePath(path.join(tmp, dir), file);
+    const t = new Date(Date.now() - usedSecondsAgo * 1000);
+    utimesSync(idx, t, t);
+    return { file, idx, size: statSync(idx).size };
+  };
+
+  it('drops stale temporaries, indexes of deleted files, then the least recently used down to the budget', () => {
+    const a = make('p', 'a', 400);
+    const b = make('p', 'b', 300);
+    const c = make('p', 'c', 200);
+    const d = make('p', 'd', 100);
+    const gone = make('p', 'gone', 10);
+    rmSync(gone.file);
+    const staleTmp = path.join(path.dirname(a.idx), 'x.idx.1.dead.tmp');
+    const freshTmp = path.join(path.dirname(a.idx), 'y.idx.2.live.tmp');
+    writeFileSync(staleTmp, 'partial');
+    writeFileSync(freshTmp, 'partial');
+    utimesSync(staleTmp, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+    // Room for two indexes; `a` (the oldest) was just written, so it stays whatever its age.
+    const result = pruneIndexCache(path.join(tmp, 'p'), 2.5 * a.size, a.idx);
+    expect(new Set(result.removed)).toEqual(new Set([gone.idx, staleTmp, b.idx, c.idx]));
+    expect(readdirSync(path.dirname(a.idx)).sort()).toEqual([a.idx, d.idx, freshTmp].map((f) => path.basename(f)).sort());
+    expect(result.keptBytes).toBe(a.size + d.size);
+  });
+
+  it('an index in use moves to the back of the line; a job prunes after writing', () => {
+    const old = make('q', 'old', 500);
+    const used = make('q', 'used', 900);
+    const run = (file: string) => {
+      const st = statSync(file);
+      const msgs: IndexJobMessage[] = [];
+      runIndexJob(
+        { absPath: file, stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino }, cacheDir: path.join(tmp, 'q'), cacheMaxBytes: 2.5 * old.size },
+        (m) => msgs.push(m),
+      );
+      return msgs.find((m) => m.type === 'done');
+    };
+    // Reading `used` from the cache marks it: `old` is now the least recently used.
+    expect(run(used.file)).toMatchObject({ fromCache: true });
+    const fresh = path.join(tmp, 'q-fresh.vis');
+    writeFileSync(fresh, fixture);
+    expect(run(fresh)).toMatchObject({ fromCache: false });
+    expect(readdirSync(path.dirname(old.idx)).sort()).toEqual([used.idx, indexCachePath(path.join(tmp, 'q'), fresh)].map((f) => path.basename(f)).sort());
   });
 });
