@@ -3,10 +3,11 @@ import path from 'node:path';
 import { indexCachePath } from './indexCache.js';
 
 /**
- * Keeps the index cache from growing without end: every large `.vis` ever opened leaves its index behind. After an index is written the cache drops, in this order: temporary files older than an hour (a writer
- * that crashed), indexes of files that no longer exist, then the least recently used indexes until the total fits
- * `maxBytes`. Using an index marks it (its mtime), so what a user keeps opening stays. All of it is best effort: a
- * file that cannot be listed or removed is left alone.
+ * Keeps the index cache from growing without end: every large `.vis` ever opened leaves its index behind. After an
+ * index is written the cache drops, in this order: temporary files older than an hour (a writer that crashed),
+ * indexes of files that no longer exist, then the least recently used indexes until the total fits `maxBytes`.
+ * Using an index marks it (its mtime), so what a user keeps opening stays. All of it is best effort: a file that
+ * cannot be listed or removed is left alone.
  */
 
 /** Default size of the index cache. */
