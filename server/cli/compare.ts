@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { abortOnSignals } from '../interrupt.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -71,6 +72,8 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
       ]);
       const info: string[] = [];
       const progress = new CompareProgressBar(Boolean(flags.quiet));
+      // Ctrl-C or kill: the run removes what it wrote before the process exits.
+      const stop = abortOnSignals();
       const summary = await runCompareCommand({
         inputPath: flags.input_path,
         outputPath: flags.output_path === true ? './output' : flags.output_path,
@@ -91,7 +94,11 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
           warn(`probeboard: warning: ${line}\n`);
         },
         progress: progress.update,
-      }).finally(() => progress.stop());
+        signal: stop.signal,
+      }).finally(() => {
+        stop.release();
+        progress.stop();
+      });
       if (!flags.quiet) for (const line of info) say(`${line}\n`);
       const rows = summary.results.reduce((n, r) => n + r.rows, 0);
       const unmatched = summary.results.reduce((n, r) => n + r.unmatched, 0);

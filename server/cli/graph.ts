@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { GraphRunSummary } from '../graph/runSummary.js';
+import { abortOnSignals } from '../interrupt.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -51,6 +52,8 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
     .action(async (flags: GraphFlags) => {
       // Loaded when the command runs: the other commands' modules stay unread (start-up time).
       const { runGraphCommand } = await import('../graph/runGraph.js');
+      // Ctrl-C or kill: the run removes what it wrote before the process exits (not a half-written output).
+      const stop = abortOnSignals();
       const summary = await runGraphCommand({
         inputPath: flags.input_path,
         outputPath: flags.output_path,
@@ -60,7 +63,8 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
         framework: flags.framework,
         format: flags.format,
         quiet: flags.quiet,
-      });
+        signal: stop.signal,
+      }).finally(stop.release);
       for (const line of warningLines(summary.warnings)) warn(`probeboard: warning: ${line}\n`);
       say(`probeboard: ${summaryLine(summary)}\n`);
     });

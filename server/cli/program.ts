@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { FileProblem } from '../../src/core/fileProblem.js';
 import { PyJsonError } from '../../src/core/formats/pyJson.js';
+import { RunInterrupted } from '../interrupt.js';
 import { moveLeadingFramework } from './argv.js';
 
 /** A problem with how the CLI was called or with its environment: printed as one line, exit code 2. */
@@ -54,8 +55,8 @@ export function buildProgram(registrars: CommandRegistrar[], io: CliIo = process
 
 /**
  * Parses and runs one command line (without `node` and the script). Resolves to the exit code: 0 for success or
- * help, 2 for usage errors and unreadable input, 1 for anything unexpected. Long-running commands (`serve`)
- * resolve once started; the process then stays alive on its open server.
+ * help, 2 for usage errors and unreadable input, 130/143 for a run stopped by SIGINT/SIGTERM, 1 for anything
+ * unexpected. Long-running commands (`serve`) resolve once started; the process then stays alive on its open server.
  */
 export async function runCli(
   argv: readonly string[],
@@ -69,6 +70,10 @@ export async function runCli(
   } catch (e) {
     // Commander already printed its message through outputError.
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+    if (e instanceof RunInterrupted) {
+      io.err(`probeboard: ${e.message}\n`);
+      return e.exitCode;
+    }
     if (isInputError(e)) {
       io.err(`probeboard: ${oneLine(e.message)}\n`);
       return 2;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { RunInterrupted, untilAborted } from '../interrupt.js';
 import type { TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
 import { DumpContentError } from '../../src/core/compareTable/dumpValidation.js';
 import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
@@ -31,6 +32,8 @@ export interface CompareCommandOptions extends CompareFlags {
   parallelRows?: number;
   /** Bytes read and rows written, as the run goes (the CLI's progress bar). */
   progress?: CompareProgress;
+  /** Stops the run (Ctrl-C in the CLI): what was written is removed and the run rejects with RunInterrupted. */
+  signal?: AbortSignal;
 }
 
 export interface CompareRunSummary {
@@ -62,6 +65,8 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
   const outDirs: OutputDir[] = [];
   const results: PairResult[] = [];
   const outDir = (dir: string) => {
+    // Work that runs on after an interruption creates nothing more.
+    if (o.signal?.aborted) throw new RunInterrupted(String(o.signal.reason));
     const d = new OutputDir(dir);
     d.prepare();
     outDirs.push(d);
@@ -78,7 +83,7 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
     progress: o.progress,
   });
 
-  try {
+  const work = async (): Promise<CompareRunSummary> => {
     const npuIsFile = isFile(input.npuPath);
     const benchIsFile = isFile(input.benchPath);
     if (npuIsFile && benchIsFile) {
@@ -143,6 +148,9 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
     }
     const files = outDirs.flatMap((d) => d.commit());
     return { results, files };
+  };
+  try {
+    return await untilAborted(work(), o.signal);
   } catch (e) {
     for (const d of outDirs) d.abort();
     throw e;

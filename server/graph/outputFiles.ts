@@ -29,6 +29,8 @@ export class OutputDir {
   private readonly scratch = new Set<string>();
   private scratchCount = 0;
   private createdDirs: string[] = [];
+  /** Aborted: nothing more is written (work that runs on after an interruption fails here). */
+  private closed = false;
 
   constructor(readonly dir: string) {}
 
@@ -52,6 +54,7 @@ export class OutputDir {
 
   /** A hidden temporary path in the output directory for `finalName`, renamed by `commit`. */
   reserve(finalName: string): string {
+    this.checkOpen();
     const temp = path.join(this.dir, `.${finalName}.${process.pid}.${this.pending.length}.tmp`);
     this.pending.push({ temp, final: path.join(this.dir, finalName) });
     return temp;
@@ -59,6 +62,7 @@ export class OutputDir {
 
   /** A hidden working file in the output directory, removed by `abort` (and by `commit` if still there). */
   scratchFile(name: string): string {
+    this.checkOpen();
     const file = path.join(this.dir, `.${name}.${process.pid}.${this.scratchCount++}.part`);
     this.scratch.add(file);
     return file;
@@ -76,6 +80,7 @@ export class OutputDir {
   }
 
   commit(): string[] {
+    this.checkOpen();
     for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const { temp, final } of this.pending) {
       fs.chmodSync(temp, 0o640);
@@ -84,7 +89,13 @@ export class OutputDir {
     return this.finalPaths;
   }
 
+  private checkOpen(): void {
+    if (this.closed) throw new Error(`${this.dir}: the run was stopped`);
+  }
+
+  /** Removes what was written (again when called again: work stopped midway may have left more). */
   abort(): void {
+    this.closed = true;
     for (const { temp } of this.pending) fs.rmSync(temp, { force: true });
     for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const dir of this.createdDirs.slice().reverse()) {

@@ -11,6 +11,7 @@ import { buildUnit, runStep, type StepContext } from './runStep.js';
 import type { GraphRunSummary } from './runSummary.js';
 import { RunProgress } from './progress.js';
 import { createTensorPool } from '../workers/tensorPool.js';
+import { untilAborted } from '../interrupt.js';
 import type { TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
 
 /**
@@ -40,6 +41,11 @@ export interface GraphCommandOptions {
   startedAt?: Date;
   /** Warnings and the progress bar (default: process.stderr). */
   stderr?: NodeJS.WriteStream;
+  /**
+   * Stops the run (Ctrl-C in the CLI): what was written is removed and the run rejects with RunInterrupted at once,
+   * even in the middle of a unit (whatever the unit still does is dropped).
+   */
+  signal?: AbortSignal;
 }
 
 interface CompareInput {
@@ -76,12 +82,15 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
   const settings = kind === 'compare' ? compareSettings(opts, input) : null;
   const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts);
   const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false, manyUnits: units > 1 };
-  try {
+  const work = async (): Promise<GraphRunSummary> => {
     for (const step of plan.steps) {
       await runStep(step, ctx, (unit) => (settings ? compareUnit(unit, settings, ctx) : buildUnit(unit, ctx)));
     }
     summary.files = await sink.commit();
     return summary;
+  };
+  try {
+    return await untilAborted(work(), opts.signal);
   } catch (e) {
     await sink.abort();
     throw e;

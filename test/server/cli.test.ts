@@ -10,6 +10,7 @@ import { runCli, type CliIo } from '../../server/cli/program.js';
 import { parsePort, registerServeCommand } from '../../server/cli/serve.js';
 import { startServe } from '../../server/cli/startServe.js';
 import { rawGet } from '../helpers/httpGet.js';
+import { generateDumps } from '../../bench/dumpgen/generate.mjs';
 import { repoRoot } from '../helpers/shared.js';
 import { expectSameDb, firstDifference, goldenCases, readDb, untimed } from '../unit/graphGolden.js';
 
@@ -217,6 +218,26 @@ const built = process.env.PROBEBOARD_CLI_BUNDLE ?? path.join(repoRoot, 'dist/ser
         }
       }
     }
+  });
+
+  it('graph: Ctrl-C removes what the run wrote (exit 130, one line)', async () => {
+    const dumps = path.join(tmp, 'sigint-dumps');
+    generateDumps({ layers: 24, bench: true, seed: 5, out: dumps, log: () => {} });
+    const out = path.join(tmp, 'sigint-out');
+    const child = spawn(process.execPath, [built, 'graph', '-i', path.join(dumps, 'compare.json'), '-o', out, '--quiet'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // As soon as the run has a file in the making (the .vis.db's temporary name), interrupt it.
+    for (let i = 0; i < 500 && !(existsSync(out) && readdirSync(out).some((f) => f.endsWith('.tmp'))); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(err).toBe('probeboard: interrupted (SIGINT); nothing was written\n');
+    expect(existsSync(out)).toBe(false);
   });
 
   it('serve prints the URL and answers', async () => {

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { build } from 'esbuild';
 import { Writable } from 'node:stream';
 import { registerCompareCommand } from '../../server/cli/compare.js';
+import { RunInterrupted } from '../../server/interrupt.js';
 import { runCli, type CliIo } from '../../server/cli/program.js';
 import { registerTensorCommand } from '../../server/cli/tensor.js';
 import { CompareProgressBar } from '../../server/compare/compareProgress.js';
@@ -235,6 +236,38 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
         warn: () => undefined,
       }),
     ).rejects.toThrow('disk on fire');
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
+
+  it('an interrupted run (Ctrl-C in the CLI) rejects at once and removes what it wrote', async () => {
+    const shared = sharedDataDir();
+    if (!shared) return;
+    const dir = path.join(work, 'interrupted');
+    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
+    rmSync(path.join(dir, 'out'), { recursive: true });
+    const controller = new AbortController();
+    // The tensor metrics never come: the run waits there until it is interrupted.
+    const provider = () => {
+      setTimeout(() => controller.abort('SIGINT'), 10);
+      return new Promise<never>(() => undefined);
+    };
+    const run = runCompareCommand({
+      cwd: dir,
+      inputPath: 'compare.json',
+      outputPath: 'out',
+      stackMode: false,
+      compareOnly: false,
+      fuzzyMatch: false,
+      highlight: false,
+      diffAnalyze: false,
+      csv: false,
+      framework: 'mindspore',
+      provider,
+      info: () => undefined,
+      warn: () => undefined,
+      signal: controller.signal,
+    });
+    await expect(run).rejects.toThrow(new RunInterrupted('SIGINT'));
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
   });
 

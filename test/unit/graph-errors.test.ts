@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { runGraphCommand, type GraphCommandOptions } from '../../server/graph/runGraph.js';
+import { RunInterrupted } from '../../server/interrupt.js';
 import { GraphFileError } from '../../server/store/graphStore.js';
 import { PyJsonError } from '../../src/core/formats/pyJson.js';
 import { tempDir } from './graphGolden.js';
@@ -122,6 +123,16 @@ describe('probeboard graph: bad input', () => {
     dumpDir('bigstack');
     fs.truncateSync(path.join(dir, 'bigstack/stack.json'), 2 ** 29);
     expect((await fails({ npu_path: 'bigstack' })).message).toMatch(/stack\.json: The file is 512 MiB; JSON files larger than 512 MiB/);
+  });
+
+  it('stops at once when its signal is aborted, leaving nothing behind', async () => {
+    dumpDir('npu');
+    const controller = new AbortController();
+    controller.abort('SIGTERM');
+    const e = await fails({ npu_path: 'npu' }, { signal: controller.signal });
+    expect(e).toBeInstanceOf(RunInterrupted);
+    expect((e as RunInterrupted).exitCode).toBe(143);
+    expect(e.message).toBe('interrupted (SIGTERM); nothing was written');
   });
 
   it('writes nothing when a later rank fails', async () => {
