@@ -13,7 +13,7 @@ import { CompareProgressBar } from '../../server/compare/compareProgress.js';
 import { readSide } from '../../server/compare/readSide.js';
 import { readSides } from '../../server/compare/sideReaders.js';
 import { openXlsxSink } from '../../server/compare/resultSinks.js';
-import { runCompareCommand } from '../../server/compare/runCompare.js';
+import { runCompareCommand, type CompareCommandOptions } from '../../server/compare/runCompare.js';
 import { tableHeader } from '../../src/core/compareTable/columns.js';
 import { encodeNpy } from '../../src/core/formats/npy.js';
 import { repoRoot, sharedDataDir } from '../helpers/shared.js';
@@ -44,6 +44,35 @@ async function cli(argv: string[], cwd = work): Promise<{ code: number; out: str
 }
 
 /** A statistics dump pair (copied from golden pt_summary into the fixtures) in a fresh directory. */
+/** A golden compare case copied into `work/as` without its outputs; null without ../shared. */
+function goldenCaseCopy(name: string, as: string): string | null {
+  const shared = sharedDataDir();
+  if (!shared) return null;
+  const dir = path.join(work, as);
+  cpSync(path.join(shared, 'golden-compare', name), dir, { recursive: true });
+  rmSync(path.join(dir, 'out'), { recursive: true });
+  return dir;
+}
+
+/** `runCompareCommand` options of a plain run of `cwd/compare.json` into `out` (no flags); `extra` overrides. */
+function compareOptions(cwd: string, extra: Partial<CompareCommandOptions> = {}): CompareCommandOptions {
+  return {
+    cwd,
+    inputPath: 'compare.json',
+    outputPath: 'out',
+    stackMode: false,
+    compareOnly: false,
+    fuzzyMatch: false,
+    highlight: false,
+    diffAnalyze: false,
+    csv: false,
+    framework: 'pytorch',
+    info: () => undefined,
+    warn: () => undefined,
+    ...extra,
+  };
+}
+
 function summaryCase(name: string): string {
   const dir = path.join(work, name);
   cpSync(path.join(fixtures, 'summary'), dir, { recursive: true });
@@ -187,11 +216,8 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
   });
 
   it('mapping yaml with an unknown key or an index out of range', async () => {
-    const shared = sharedDataDir();
-    if (!shared) return;
-    const dir = path.join(work, 'amyaml');
-    cpSync(path.join(shared, 'golden-compare/ms_pt_cross_am_yaml2'), dir, { recursive: true });
-    rmSync(path.join(dir, 'out'), { recursive: true });
+    const dir = goldenCaseCopy('ms_pt_cross_am_yaml2', 'amyaml');
+    if (!dir) return;
     writeFileSync(path.join(dir, 'bad.yaml'), '- ms_api: Mint.logical_or\n  pt_api: Tensor.__or__\n  ms_argz: [0]\n');
     await expectFailure(dir, ['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out', '-am', 'bad.yaml'], /bad\.yaml: entry 1: unknown key 'ms_argz'/);
     writeFileSync(path.join(dir, 'range.yaml'), '- ms_api: Mint.logical_or\n  pt_api: Tensor.__or__\n  ms_args: [0, 7]\n  pt_args: [0, 1]\n');
@@ -211,72 +237,34 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
   });
 
   it('a failure while the xlsx is being written removes it', async () => {
-    const shared = sharedDataDir();
-    if (!shared) return;
-    const dir = path.join(work, 'midway');
-    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
-    rmSync(path.join(dir, 'out'), { recursive: true });
+    const dir = goldenCaseCopy('ms_tensor', 'midway');
+    if (!dir) return;
     const provider = async () => {
       throw new Error('disk on fire');
     };
     await expect(
-      runCompareCommand({
-        cwd: dir,
-        inputPath: 'compare.json',
-        outputPath: 'out',
-        stackMode: false,
-        compareOnly: false,
-        fuzzyMatch: false,
-        highlight: false,
-        diffAnalyze: false,
-        csv: false,
-        framework: 'mindspore',
-        provider,
-        info: () => undefined,
-        warn: () => undefined,
-      }),
+      runCompareCommand(compareOptions(dir, { framework: 'mindspore', provider })),
     ).rejects.toThrow('disk on fire');
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
   it('an interrupted run (Ctrl-C in the CLI) rejects at once and removes what it wrote', async () => {
-    const shared = sharedDataDir();
-    if (!shared) return;
-    const dir = path.join(work, 'interrupted');
-    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
-    rmSync(path.join(dir, 'out'), { recursive: true });
+    const dir = goldenCaseCopy('ms_tensor', 'interrupted');
+    if (!dir) return;
     const controller = new AbortController();
     // The tensor metrics never come: the run waits there until it is interrupted.
     const provider = () => {
       setTimeout(() => controller.abort('SIGINT'), 10);
       return new Promise<never>(() => undefined);
     };
-    const run = runCompareCommand({
-      cwd: dir,
-      inputPath: 'compare.json',
-      outputPath: 'out',
-      stackMode: false,
-      compareOnly: false,
-      fuzzyMatch: false,
-      highlight: false,
-      diffAnalyze: false,
-      csv: false,
-      framework: 'mindspore',
-      provider,
-      info: () => undefined,
-      warn: () => undefined,
-      signal: controller.signal,
-    });
+    const run = runCompareCommand(compareOptions(dir, { framework: 'mindspore', provider, signal: controller.signal }));
     await expect(run).rejects.toThrow(new RunInterrupted('SIGINT'));
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
   it('a missing tensor file: the row says so, a warning names the file (the original continues too)', async () => {
-    const shared = sharedDataDir();
-    if (!shared) return;
-    const dir = path.join(work, 'nofile');
-    cpSync(path.join(shared, 'golden-compare/ms_tensor'), dir, { recursive: true });
-    rmSync(path.join(dir, 'out'), { recursive: true });
+    const dir = goldenCaseCopy('ms_tensor', 'nofile');
+    if (!dir) return;
     const r = await cli(['-f', 'mindspore', 'compare', '-i', 'compare.json', '-o', 'out'], dir);
     expect(r.code).toBe(0);
     expect(r.err).toMatch(/warning: .*bench\/dump_tensor_data\/Tensor\.reshape\.0\.forward\.output\.0\.npy: not found/);
@@ -322,21 +310,9 @@ describe('progress bar', () => {
   it('the compare command reports reading and rows to its listener', async () => {
     const dir = summaryCase('progress');
     const seen: Array<[string, number, number]> = [];
-    await runCompareCommand({
-      cwd: dir,
-      inputPath: 'compare.json',
-      outputPath: 'out',
-      stackMode: false,
-      compareOnly: true,
-      fuzzyMatch: false,
-      highlight: false,
-      diffAnalyze: false,
-      csv: false,
-      framework: 'pytorch',
-      info: () => undefined,
-      warn: () => undefined,
-      progress: (phase, done, total) => seen.push([phase, done, total]),
-    });
+    await runCompareCommand(
+      compareOptions(dir, { compareOnly: true, progress: (phase, done, total) => seen.push([phase, done, total]) }),
+    );
     const read = seen.filter(([p]) => p === 'read');
     const rows = seen.filter(([p]) => p === 'rows');
     expect(read.at(-1)![1]).toBe(read.at(-1)![2]);
@@ -396,22 +372,16 @@ describe('worker-thread reading and the xlsx writer', () => {
     for (const [name, flags, framework] of runs) {
       const out = path.join(work, 'parallel', name);
       const advice: string[] = [];
-      await runCompareCommand({
-        cwd: path.join(shared, 'golden-compare', name),
-        inputPath: 'compare.json',
-        outputPath: out,
-        stackMode: false,
-        compareOnly: false,
-        fuzzyMatch: false,
-        highlight: flags.includes('-hl'),
-        diffAnalyze: false,
-        csv: false,
-        framework,
-        workerScript: script,
-        parallelRows: 1,
-        info: (l) => advice.push(l),
-        warn: () => undefined,
-      });
+      await runCompareCommand(
+        compareOptions(path.join(shared, 'golden-compare', name), {
+          outputPath: out,
+          highlight: flags.includes('-hl'),
+          framework,
+          workerScript: script,
+          parallelRows: 1,
+          info: (l) => advice.push(l),
+        }),
+      );
       const goldenDir = path.join(shared, 'golden-compare', name, 'out');
       for (const g of readdirSync(goldenDir).filter((f) => f.endsWith('.cells.json'))) {
         const stem = g.replace(/_\d{14}\.cells\.json$/, '');
