@@ -4,7 +4,6 @@ import { defaultCacheDir } from '../store/visJsonIndex/indexCache.js';
 import { UsageError, type CliIo } from './program.js';
 
 /** `probeboard serve`'s command line; the server itself (express and the stores) loads when it starts. */
-
 export function registerServeCommand(program: Command, io?: CliIo): void {
   program
     .command('serve')
