@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeDirs } from '../makeDirs.js';
 import { GraphFileError } from '../store/graphStore.js';
 
 /**
@@ -45,7 +46,7 @@ export class OutputDir {
     if (stat && !stat.isDirectory()) throw new GraphFileError(this.dir, 'The output path exists and is not a directory.');
     if (stat) return;
     try {
-      const first = fs.mkdirSync(this.dir, { recursive: true, mode: 0o750 });
+      const first = makeDirs(this.dir, 0o750);
       if (first) this.createdDirs = chain(first, this.dir);
     } catch (e) {
       throw new GraphFileError(this.dir, `The output directory cannot be created (${(e as NodeJS.ErrnoException).code ?? e}).`);

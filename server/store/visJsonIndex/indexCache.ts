@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { makeDirs } from '../../makeDirs.js';
 import { allocate, type IndexHeader, type PackedIndex } from './indexCodec.js';
 import { INDEX_FORMAT_VERSION, sameStamp, type FileStamp } from './visIndex.js';
 
@@ -37,7 +38,7 @@ const pad8 = (n: number) => Math.ceil(n / 8) * 8;
 /** Writes atomically; throws (ENOSPC, EACCES, …) for the caller to log, leaving no partial file behind. */
 export function writeIndexCache(cacheDir: string, absPath: string, packed: PackedIndex): void {
   const target = indexCachePath(cacheDir, absPath);
-  mkdirSync(path.dirname(target), { recursive: true });
+  makeDirs(path.dirname(target));
   const offsets: number[] = [];
   let pos = 0;
   for (const a of packed.arrays) {
