@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
+import { DumpFileError, readingFile } from '../../src/core/formats/dumpFileError.js';
 import { parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
 
 /** compare.json (msprobe-compare.md §1.2): the two dump paths, relative to the current directory. */
@@ -25,7 +25,7 @@ export function readCompareInput(file: string, cwd = process.cwd()): CompareInpu
     const code = (e as NodeJS.ErrnoException).code;
     throw new DumpFileError(file, code === 'ENOENT' ? 'compare.json not found' : `cannot be read (${code ?? e})`);
   }
-  const v = parsePyJson(text, { mode: 'python', file }) as PyValue;
+  const v = readingFile(file, () => parsePyJson(text, { mode: 'python', file })) as PyValue;
   if (!(v instanceof Map)) throw new DumpFileError(file, 'compare.json must be a JSON object');
   const str = (key: string, required: boolean): string | null => {
     const x = v.get(key);

@@ -4,7 +4,7 @@ import { DumpJsonScanner } from '../../src/core/compareTable/dumpJsonScanner.js'
 import { isFormulaLike, validateDumpEntry } from '../../src/core/compareTable/dumpValidation.js';
 import { fastEntryRows } from '../../src/core/compareTable/fastEntry.js';
 import { opRows } from '../../src/core/compareTable/opRows.js';
-import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
+import { DumpFileError, readingFile } from '../../src/core/formats/dumpFileError.js';
 import type { SideTable } from '../../src/core/compareTable/sideTable.js';
 import { SideTableBuilder } from '../../src/core/compareTable/sideTableBuilder.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
@@ -69,6 +69,10 @@ export interface ReadSideOptions {
 }
 
 export function readSide(file: string, options: ReadSideOptions = { validate: true }): SideDump {
+  return readingFile(file, () => readSideUnguarded(file, options));
+}
+
+function readSideUnguarded(file: string, options: ReadSideOptions): SideDump {
   const size = fileCall(file, () => fs.statSync(file).size);
   const builder = new SideTableBuilder(Math.max(1024, Math.round(size / 280)), options.shared ?? false);
   const top = new Map<string, PyValue>();

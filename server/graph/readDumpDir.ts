@@ -4,7 +4,7 @@ import type { DumpDirContents } from '../../src/core/build/buildGraph.js';
 import { detectFramework, DumpModeError, entryHasMd5, type Framework } from '../../src/core/compare/mode.js';
 import { overflowLevelOf, type OverflowLevel } from '../../src/core/compare/overflow.js';
 import { parseConstructJson } from '../../src/core/formats/constructJson.js';
-import { DumpFileError } from '../../src/core/formats/dumpFileError.js';
+import { DumpFileError, readingFile } from '../../src/core/formats/dumpFileError.js';
 import { PreparedEntries } from '../../src/core/formats/dumpItems.js';
 import { readDumpJson, visitDumpJson, type DumpHead, type DumpJson, type DumpVisitor } from '../../src/core/formats/dumpJson.js';
 import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
@@ -23,10 +23,10 @@ export interface DumpDirRead extends DumpDirContents {
 export function readDumpDir(dir: string, opts: { keepDumpText?: boolean } = {}): DumpDirRead {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   // construct.json first: an empty one is the most common mistake (dump level L1), and its message says what to do.
-  const construct = parseConstructJson(readText(constructFile), constructFile);
+  const construct = readingFile(constructFile, () => parseConstructJson(readText(constructFile), constructFile));
   const dumpText = readText(dumpFile);
-  const dump = readDumpJson(dumpText, dumpFile);
-  const stack = parseStackJson(readText(stackFile), stackFile);
+  const dump = readingFile(dumpFile, () => readDumpJson(dumpText, dumpFile));
+  const stack = readingFile(stackFile, () => parseStackJson(readText(stackFile), stackFile));
   return { construct, dump, stack, dumpDir: dir, dumpFile, dumpText: opts.keepDumpText ? dumpText : undefined };
 }
 
@@ -52,10 +52,10 @@ export interface PreparedDumpDir extends DumpDirContents {
 export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean } = {}): PreparedDumpDir {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   reserveFileBuffer(constructFile, dumpFile, stackFile);
-  const construct = parseConstructJson(readText(constructFile), constructFile);
+  const construct = readingFile(constructFile, () => parseConstructJson(readText(constructFile), constructFile));
   const dumpText = readText(dumpFile);
   const reader = new EntryReader(dumpFile, dumpText.includes('md5'), opts.overflowLevels ?? false);
-  const head = visitDumpJson(dumpText, dumpFile, reader);
+  const head = readingFile(dumpFile, () => visitDumpJson(dumpText, dumpFile, reader));
   const { entries, md5, levels } = reader;
   let framework: Framework | DumpModeError;
   try {
@@ -66,7 +66,7 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   }
   const dumpDataDir = head.top.has('dump_data_dir') ? head.top.get('dump_data_dir')! : '';
   if (head.data === 'other') throw new DumpFileError(dumpFile, "Invalid type for 'data': expected a dict (a JSON object)");
-  const stack = parseStackJson(readBytes(stackFile), stackFile);
+  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile));
   // Between dump directories the read buffer (the size of the largest file) is not needed.
   fileBuffer = null;
   return {

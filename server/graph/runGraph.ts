@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readingFile } from '../../src/core/formats/dumpFileError.js';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { GraphFileError } from '../store/graphStore.js';
 import { compareUnit, type CompareSettings } from './compareUnit.js';
@@ -114,7 +115,7 @@ function compareSettings(opts: GraphCommandOptions, input: CompareInput): Compar
 
 /** compare.json (msprobe-format.md §1.2). */
 function readCompareInput(file: string, baseDir: string): CompareInput {
-  const top = parsePyJson(readText(file), { file }) as Record<string, unknown> | unknown;
+  const top = readingFile(file, () => parsePyJson(readText(file), { file })) as Record<string, unknown> | unknown;
   if (top === null || typeof top !== 'object' || Array.isArray(top)) {
     throw new GraphFileError(file, 'compare.json must be a JSON object with "npu_path" (and "bench_path" to compare).');
   }

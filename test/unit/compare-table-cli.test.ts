@@ -156,6 +156,13 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
     await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], new RegExp(`npu/dump\\.json:${at + 1}:${column}: unexpected ':'`));
   });
 
+  it('a dump.json nested too deeply for the readers: named, not a bare stack overflow', async () => {
+    const dir = summaryCase('deep');
+    const deep = '['.repeat(60_000) + ']'.repeat(60_000);
+    writeFileSync(path.join(dir, 'bench/dump.json'), `{"task": "statistics", "data": {"Functional.relu.0.forward": {"input_args": ${deep}}}}`);
+    await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/dump\.json: The JSON is nested too deeply to be read/);
+  });
+
   it('compare.json missing, not JSON, or not naming two dumps', async () => {
     const dir = summaryCase('compare-json');
     await expectFailure(dir, ['compare', '-i', 'nope.json', '-o', 'out'], /nope\.json: compare\.json not found/);

@@ -135,6 +135,20 @@ describe('probeboard graph: bad input', () => {
     expect(e.message).toBe('interrupted (SIGTERM); nothing was written');
   });
 
+  it('names a file nested too deeply for the readers (not a bare stack overflow)', async () => {
+    const deep = '['.repeat(60_000) + ']'.repeat(60_000);
+    const problem = 'The JSON is nested too deeply to be read (Python stops at about 1,000 levels too).';
+    dumpDir('d1', { dump: `{"task": "statistics", "data": {"Module.m.M.forward.0": {"input_args": ${deep}}}}` });
+    expect((await fails({ npu_path: 'd1' })).message).toBe(`${path.join(dir, 'd1/dump.json')}: ${problem}`);
+    dumpDir('d2', { construct: `{"Module.m.M.forward.0": null, "x": ${deep}}` });
+    expect((await fails({ npu_path: 'd2' })).message).toBe(`${path.join(dir, 'd2/construct.json')}: ${problem}`);
+    dumpDir('d3', { stack: `{"Module.m.M.forward.0": ${deep}}` });
+    expect((await fails({ npu_path: 'd3' })).message).toBe(`${path.join(dir, 'd3/stack.json')}: ${problem}`);
+    const e = await fails(write('deep-compare.json', `{"npu_path": ${deep}}`));
+    expect(e).toBeInstanceOf(GraphFileError);
+    expect(e.message).toBe(`${path.join(dir, 'deep-compare.json')}: ${problem}`);
+  });
+
   it('writes nothing when a later rank fails', async () => {
     dumpDir('npu/rank0');
     dumpDir('npu/rank1', { construct: {} });
