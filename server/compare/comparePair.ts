@@ -12,7 +12,7 @@ import { DumpJsonScanner } from '../../src/core/compareTable/dumpJsonScanner.js'
 import { streamTable } from '../../src/core/compareTable/tableStream.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { OutputDir } from '../graph/outputFiles.js';
-import { writeFileSynced } from '../graph/outputFiles.js';
+import { writeFileSynced, writingTo } from '../graph/outputFiles.js';
 import { layerDataMapping, loadKeyMappings, type MappingFlags } from './mappingFiles.js';
 import type { SideDump } from './readSide.js';
 import { readSides, workerScript } from './sideReaders.js';
@@ -176,8 +176,9 @@ export async function preparePair(job: PairJob, flags: CompareFlags, io: PairIo)
     const lm = layerDataMapping(job.npuJson, job.benchJson, typeof flags.layerMapping === 'string' ? flags.layerMapping : null);
     if (lm.warning) io.warn(lm.warning);
     mappings.data = lm.mapping;
-    const yamlPath = io.out.reserve(`data_mapping${job.suffix}_${io.ts}.yaml`);
-    writeFileSynced(yamlPath, (write) => write(dataMappingYaml(lm.mapping)));
+    const yamlName = `data_mapping${job.suffix}_${io.ts}.yaml`;
+    const yamlPath = io.out.reserve(yamlName);
+    await writingTo(io.out.finalPath(yamlName), () => writeFileSynced(yamlPath, (write) => write(dataMappingYaml(lm.mapping))));
     files.push(io.out.finalPaths[io.out.finalPaths.length - 1]);
   }
 
@@ -215,54 +216,57 @@ export async function comparePair(job: PairJob, flags: CompareFlags, io: PairIo)
   const highlight = flags.highlight && kind === 'dump.json';
   const style = flags.highlight ? 'highlight' : 'default';
   const t1 = performance.now();
-  let advisor: AdvisorScan;
   const onProgress = io.progress && ((done: number, total: number) => io.progress!('rows', done, total));
   const script = io.workerScript === undefined ? workerScript() : io.workerScript;
-  if (mode !== 'all' && !flags.csv && script && pairs.length >= (io.parallelRows ?? PARALLEL_ROWS)) {
-    advisor = await writeTableInParallel({
-      file: resultTemp,
-      header,
-      pairs,
-      npu: npu.table,
-      bench: bench.table,
-      stacks,
-      mode,
-      highlight,
-      fuzzy: flags.fuzzyMatch,
-      style,
-      script,
-      onProgress,
-    });
-  } else {
-    const sink: ResultSink = flags.csv
-      ? openCsvSink(resultTemp, header)
-      : await openXlsxSink(resultTemp, header, pairs.length, style);
-    const real =
-      mode === 'all' ? new RealMetrics({ npuDataDir, benchDataDir, provider: io.provider, warn: io.warn }) : null;
-    try {
-      advisor = await streamTable({
-        ctx: { mode, npu: npu.table, bench: bench.table, stacks, fuzzy: flags.fuzzyMatch },
+  const advisor = await writingTo(io.out.finalPath(resultName), async (): Promise<AdvisorScan> => {
+    if (mode !== 'all' && !flags.csv && script && pairs.length >= (io.parallelRows ?? PARALLEL_ROWS)) {
+      return await writeTableInParallel({
+        file: resultTemp,
         header,
         pairs,
+        npu: npu.table,
+        bench: bench.table,
+        stacks,
+        mode,
         highlight,
-        realCells: real ? (n, b) => real.cells(npu.table, bench.table, n, b) : undefined,
-        sink: (row) => sink.write(row),
+        fuzzy: flags.fuzzyMatch,
+        style,
+        script,
         onProgress,
       });
-      await sink.close();
-    } catch (e) {
-      sink.abandon();
-      throw e;
+    } else {
+      const sink: ResultSink = flags.csv
+        ? openCsvSink(resultTemp, header)
+        : await openXlsxSink(resultTemp, header, pairs.length, style);
+      const real =
+        mode === 'all' ? new RealMetrics({ npuDataDir, benchDataDir, provider: io.provider, warn: io.warn }) : null;
+      try {
+        const scan = await streamTable({
+          ctx: { mode, npu: npu.table, bench: bench.table, stacks, fuzzy: flags.fuzzyMatch },
+          header,
+          pairs,
+          highlight,
+          realCells: real ? (n, b) => real.cells(npu.table, bench.table, n, b) : undefined,
+          sink: (row) => sink.write(row),
+          onProgress,
+        });
+        await sink.close();
+        return scan;
+      } catch (e) {
+        sink.abandon();
+        throw e;
+      }
     }
-  }
+  });
   timing(`table written ${(performance.now() - t1).toFixed(0)} ms`);
   io.info(`Compare result (${pairs.length} rows, ${mode} mode) → ${files[files.length - 1]}`);
 
   let advice: string | null = null;
   if (!flags.compareOnly) {
     advice = advisor.text();
-    const advisorTemp = io.out.reserve(`advisor${job.suffix}_${io.ts}.txt`);
-    writeFileSynced(advisorTemp, (write) => write(advice!));
+    const advisorName = `advisor${job.suffix}_${io.ts}.txt`;
+    const advisorTemp = io.out.reserve(advisorName);
+    await writingTo(io.out.finalPath(advisorName), () => writeFileSynced(advisorTemp, (write) => write(advice!)));
     files.push(io.out.finalPaths[io.out.finalPaths.length - 1]);
     for (const line of advice.trimEnd().split('\n')) io.info(line);
   }

@@ -5,7 +5,7 @@ import { firstDiffNodes } from '../../src/core/compareTable/firstDiff.js';
 import { ApiBatcher, type TableRow } from '../../src/core/compareTable/highlight.js';
 import { streamTable } from '../../src/core/compareTable/tableStream.js';
 import { writePyJson } from '../../src/core/formats/pyJsonWrite.js';
-import { writeFileSynced } from '../graph/outputFiles.js';
+import { writeFileSynced, writingTo } from '../graph/outputFiles.js';
 import { preparePair, type CompareFlags, type PairIo } from './comparePair.js';
 import { isFile, rankPairs } from './rankDirs.js';
 
@@ -38,8 +38,9 @@ export async function runDiffAnalyze(npuStep: string, benchStep: string, flags: 
       sink: (row) => take(batcher.push(row)),
     });
     take(batcher.flush());
-    const file = io.out.reserve(`compare_result${pair.suffix}_${io.ts}.json`);
-    writeFileSynced(file, (write) => writePyJson(checksJson(checks), 4, write));
+    const name = `compare_result${pair.suffix}_${io.ts}.json`;
+    const file = io.out.reserve(name);
+    await writingTo(io.out.finalPath(name), () => writeFileSynced(file, (write) => writePyJson(checksJson(checks), 4, write)));
     const rank = pair.suffix.replace(/^_rank/, '');
     ranks.set(rank === '' ? 0 : Number(rank), checks);
   }
@@ -48,7 +49,8 @@ export async function runDiffAnalyze(npuStep: string, benchStep: string, flags: 
     io.info('Cannot find any diff node, no need to generate analyze file.');
     return;
   }
-  const file = io.out.reserve(`diff_analyze_${BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n)}.json`);
-  writeFileSynced(file, (write) => writePyJson(result, 2, write));
+  const name = `diff_analyze_${BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n)}.json`;
+  const file = io.out.reserve(name);
+  await writingTo(io.out.finalPath(name), () => writeFileSynced(file, (write) => writePyJson(result, 2, write)));
   io.info(`The analyze result is saved in: ${io.out.finalPaths[io.out.finalPaths.length - 1]}`);
 }

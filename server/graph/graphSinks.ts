@@ -4,7 +4,16 @@ import { configRow } from '../../src/core/formats/visDb.js';
 import { distributedMember, writeVisJson, type DistributedMark } from '../../src/core/formats/visJson.js';
 import type { Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit } from './dumpLayout.js';
-import { dbFileName, OutputDir, spliceFile, visFileName, writeFileChunks, writeFileSynced } from './outputFiles.js';
+import {
+  dbFileName,
+  OutputDir,
+  outputWriteError,
+  spliceFile,
+  visFileName,
+  writeFileChunks,
+  writeFileSynced,
+  writingTo,
+} from './outputFiles.js';
 import { openDbRowTarget } from './dbWorker.js';
 import { VisDbWriter } from './writeDb.js';
 
@@ -56,7 +65,9 @@ export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | '
 /** A `.vis` waiting for its step's cross-rank matching: written without `matched_distributed`, marks kept. */
 interface VisDraft {
   draft: string;
+  /** The reserved (temporary) name of the final file, and the name it gets. */
   final: string;
+  finalName: string;
   marks: DistributedMark[];
 }
 
@@ -82,11 +93,14 @@ class VisSink implements GraphSink {
       overflowCheck: meta.overflowCheck,
     };
     if (!meta.crossRank) {
-      writeFileSynced(this.out.reserve(name), (write) => writeVisJson(content, write));
+      const file = this.out.reserve(name);
+      await writingTo(this.out.finalPath(name), () => writeFileSynced(file, (write) => writeVisJson(content, write)));
       return;
     }
-    const draft: VisDraft = { draft: this.out.scratchFile(name), final: this.out.reserve(name), marks: [] };
-    writeFileChunks(draft.draft, (write) => writeVisJson(content, write, (mark) => draft.marks.push(mark)));
+    const draft: VisDraft = { draft: this.out.scratchFile(name), final: this.out.reserve(name), finalName: name, marks: [] };
+    await writingTo(this.out.finalPath(name), () =>
+      writeFileChunks(draft.draft, (write) => writeVisJson(content, write, (mark) => draft.marks.push(mark))),
+    );
     this.drafts.set(unitKey(unit), draft);
   }
 
@@ -100,7 +114,7 @@ class VisSink implements GraphSink {
       const value = graph?.nodeMap.get(mark.nodeId)?.matchedDistributed;
       if (isNonEmpty(value)) insertions.push([mark.offset, distributedMember(value, mark)]);
     }
-    spliceFile(draft.draft, draft.final, insertions);
+    await writingTo(this.out.finalPath(draft.finalName), () => spliceFile(draft.draft, draft.final, insertions));
     this.out.dropScratch(draft.draft);
     this.drafts.delete(unitKey(unit));
   }
@@ -129,16 +143,28 @@ function isNonEmpty(v: unknown): boolean {
 class DbSink implements GraphSink {
   readonly era = 'db' as const;
   private readonly writer: VisDbWriter;
+  /** The name the file gets (named in write errors). */
+  private readonly file: string;
 
   constructor(
     private readonly out: OutputDir,
     private readonly kind: 'build' | 'compare',
     ts: string,
   ) {
-    this.writer = new VisDbWriter(openDbRowTarget(out.reserve(dbFileName(kind, ts))));
+    this.file = out.finalPath(dbFileName(kind, ts));
+    const temp = out.reserve(dbFileName(kind, ts));
+    try {
+      this.writer = new VisDbWriter(openDbRowTarget(temp));
+    } catch (e) {
+      throw outputWriteError(this.file, e);
+    }
   }
 
-  async add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
+  add(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
+    return writingTo(this.file, () => this.addRows(unit, npu, bench, meta));
+  }
+
+  private async addRows(unit: DumpUnit, npu: Graph, bench: Graph | null, meta: ExportMeta): Promise<void> {
     const md5Mode = meta.task === 'md5';
     await this.writer.addGraph(npu, { source: 'NPU', step: unit.step, rank: unit.rank, md5Mode });
     if (bench) await this.writer.addGraph(bench, { source: 'Bench', step: unit.step, rank: unit.rank, md5Mode });
@@ -156,13 +182,15 @@ class DbSink implements GraphSink {
     );
   }
 
-  async updateDistributed(unit: DumpUnit, npu: Graph | undefined, bench: Graph | undefined): Promise<void> {
-    if (npu) await this.writer.updateDistributed(npu, { source: 'NPU', step: unit.step, rank: unit.rank });
-    if (bench) await this.writer.updateDistributed(bench, { source: 'Bench', step: unit.step, rank: unit.rank });
+  updateDistributed(unit: DumpUnit, npu: Graph | undefined, bench: Graph | undefined): Promise<void> {
+    return writingTo(this.file, async () => {
+      if (npu) await this.writer.updateDistributed(npu, { source: 'NPU', step: unit.step, rank: unit.rank });
+      if (bench) await this.writer.updateDistributed(bench, { source: 'Bench', step: unit.step, rank: unit.rank });
+    });
   }
 
   async commit(): Promise<string[]> {
-    await this.writer.finish();
+    await writingTo(this.file, () => this.writer.finish());
     return this.out.commit();
   }
 

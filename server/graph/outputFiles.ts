@@ -9,6 +9,41 @@ import { GraphFileError } from '../store/graphStore.js';
  * temporaries (and an output directory this run created) are removed.
  */
 
+/** What writing failed with, in words, by errno / SQLite code. */
+const WRITE_PROBLEMS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  SQLITE_FULL: 'the disk is full',
+  EDQUOT: 'the disk quota is exceeded',
+  EROFS: 'the file system is read-only',
+  SQLITE_READONLY: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  SQLITE_PERM: 'permission denied',
+  EIO: 'an I/O error occurred',
+};
+
+/**
+ * A failure to write an output file as a one-line problem naming the file the user asked for (the final name, not
+ * the temporary one): a full disk, a quota, a read-only or forbidden directory, an I/O error. Anything else is
+ * returned as it is.
+ */
+export function outputWriteError(file: string, e: unknown): unknown {
+  if (!(e instanceof Error) || e instanceof GraphFileError) return e;
+  const code = (e as { code?: unknown }).code;
+  if (typeof code !== 'string') return e;
+  const problem = WRITE_PROBLEMS[code] ?? (code.startsWith('SQLITE_IOERR') ? WRITE_PROBLEMS.EIO : undefined);
+  return problem ? new GraphFileError(file, `The output file cannot be written: ${problem} (${code}).`) : e;
+}
+
+/** `write()`, its failure to write reported against `file` (outputWriteError). */
+export async function writingTo<T>(file: string, write: () => T | Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    throw outputWriteError(file, e);
+  }
+}
+
 /** `time.strftime("%Y%m%d%H%M%S")`, local time, taken once per run. */
 export function runTimestamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
@@ -75,6 +110,11 @@ export class OutputDir {
     this.scratch.delete(file);
   }
 
+  /** Where a file of this name ends up. */
+  finalPath(name: string): string {
+    return path.join(this.dir, name);
+  }
+
   /** Final paths, in reservation order. */
   get finalPaths(): string[] {
     return this.pending.map((p) => p.final);
@@ -84,8 +124,12 @@ export class OutputDir {
     this.checkOpen();
     for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const { temp, final } of this.pending) {
-      fs.chmodSync(temp, 0o640);
-      fs.renameSync(temp, final);
+      try {
+        fs.chmodSync(temp, 0o640);
+        fs.renameSync(temp, final);
+      } catch (e) {
+        throw outputWriteError(final, e);
+      }
     }
     return this.finalPaths;
   }
