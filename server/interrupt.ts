@@ -50,3 +50,11 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefine
     );
   });
 }
+
+/**
+ * A turn of the event loop. A run that never waits for I/O (a `.vis` export, a statistics compare) is otherwise one
+ * long task in which a Ctrl-C is never seen: the run awaits this between its phases, so the signal's handler runs.
+ */
+export function yieldToEvents(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

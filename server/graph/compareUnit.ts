@@ -18,6 +18,7 @@ import { dumpTopAsPy } from '../../src/core/formats/dumpJson.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 import type { Graph } from '../../src/core/model/graph.js';
+import { yieldToEvents } from '../interrupt.js';
 import { GraphFileError } from '../store/graphStore.js';
 import type { DumpUnit } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
@@ -59,6 +60,8 @@ interface Side {
 export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Promise<UnitResult> {
   if (settings.layerMapping) return compareUnitWithMapping(unit, settings, ctx);
   const npu = readSide(unit.npuDir, 'npu', unit, settings, ctx);
+  // A Ctrl-C while the NPU side was read is acted on before the Bench side is.
+  await yieldToEvents();
   const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
   // What reading left behind (the file texts, batches of parsed entries) is garbage now; collected here, the heap
   // starts the comparison and the export from the two graphs alone. (Runs of many units collect between units.)

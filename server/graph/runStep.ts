@@ -9,6 +9,7 @@ import type { GraphSink } from './graphSinks.js';
 import { collectGarbage } from './memory.js';
 import { applyOverflowLevels } from './overflowLevels.js';
 import type { RunProgress } from './progress.js';
+import { yieldToEvents } from '../interrupt.js';
 import { readDumpDirForBuild } from './readDumpDir.js';
 import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
 
@@ -70,6 +71,7 @@ export async function runStep(
       crossRank,
     });
     countGraph(summary, r.npu, r.bench);
+    await yieldToEvents();
     progress.tick(unitLabel(unit));
     if (crossRank) {
       npuByRank.set(unit.rank, distributedSkeleton(r.npu));
@@ -80,6 +82,7 @@ export async function runStep(
   for (const unit of units) {
     // Collect the previous unit before this one fills the heap again.
     if (ctx.manyUnits && summary.graphs > 0) collectGarbage();
+    await yieldToEvents();
     await oneUnit(unit);
   }
   if (!crossRank) return;
