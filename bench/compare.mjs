@@ -8,9 +8,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { generateDumps } from './dumpgen/generate.mjs';
-import { commandUnavailable, du, generatedOnce, mb, timedRun, writeResults } from './lib/benchKit.mjs';
+import { benchCommandLine, commandUnavailable, machineLine, du, generatedOnce, mb, timedRun, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -28,29 +27,7 @@ const CASES = [
   },
 ];
 
-const { values: args } = parseArgs({
-  options: {
-    cases: { type: 'string' },
-    work: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    timeout: { type: 'string', default: '1800' },
-    'generate-only': { type: 'boolean', default: false },
-    results: { type: 'string', default: path.join(repo, 'bench/results/compare.md') },
-    // Another entry point with the same command line (e.g. a bundle of a work tree), for comparisons.
-    bin: { type: 'string', default: path.join(repo, 'bin/probeboard.js') },
-  },
-});
-const bin = path.resolve(args.bin);
-const selected = args.cases ? CASES.filter((c) => args.cases?.split(',').includes(c.id)) : CASES;
-if (selected.length === 0) fail(`no such case; known: ${CASES.map((c) => c.id).join(', ')}`);
-const work = path.resolve(args.work ?? path.join(os.tmpdir(), 'probeboard-bench-compare'));
-const timeoutMs = Number(args.timeout) * 1000;
-
-/** @param {string} msg @returns {never} */
-function fail(msg) {
-  console.error(`bench:compare: ${msg}`);
-  process.exit(2);
-}
+const { args, fail, selected, bin, work, timeoutMs } = benchCommandLine('compare', repo, CASES);
 
 /** Generates a case's dumps (reused when generated before with the same options) and its compare.json. */
 function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
@@ -112,8 +89,7 @@ for (const c of selected) {
 const lines = [
   '# `probeboard compare` benchmark',
   '',
-  `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ` +
-    `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM, load average ${os.loadavg()[0].toFixed(1)} at the end. Dumps from ` +
+  `${machineLine()}, load average ${os.loadavg()[0].toFixed(1)} at the end. Dumps from ` +
     'bench/dumpgen (NPU + perturbed Bench side, single rank). `npm run bench:compare` regenerates this file.',
   '',
   '| case | rows | json MB | npy MB | generate | wall s | CPU s | peak RSS MB | xlsx MB | npy MB/s | status |',

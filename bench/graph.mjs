@@ -7,12 +7,10 @@
 // noisy). Prints a markdown table and writes it to bench/results/graph.md.
 // Reference (issue 3): the original msprobe needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for stats-96L.
 import { mkdirSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { generateDumps } from './dumpgen/generate.mjs';
-import { commandUnavailable, du, generatedOnce, mb, median, timedRun, writeResults } from './lib/benchKit.mjs';
+import { benchCommandLine, commandUnavailable, machineLine, du, generatedOnce, mb, median, timedRun, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -31,34 +29,13 @@ const CASES = [
   },
 ];
 
-const { values: args } = parseArgs({
-  options: {
-    cases: { type: 'string' },
-    work: { type: 'string' },
-    keep: { type: 'boolean', default: false },
-    timeout: { type: 'string', default: '1800' },
-    repeat: { type: 'string', default: '3' },
-    formats: { type: 'string', default: 'db,vis' },
-    'generate-only': { type: 'boolean', default: false },
-    results: { type: 'string', default: path.join(repo, 'bench/results/graph.md') },
-    // Another entry point with the same command line (e.g. an older build), for comparisons.
-    bin: { type: 'string', default: path.join(repo, 'bin/probeboard.js') },
-  },
+const { args, fail, selected, bin, work, timeoutMs } = benchCommandLine('graph', repo, CASES, {
+  repeat: { type: 'string', default: '3' },
+  formats: { type: 'string', default: 'db,vis' },
 });
-const bin = path.resolve(args.bin);
-const selected = args.cases ? CASES.filter((c) => args.cases?.split(',').includes(c.id)) : CASES;
-if (selected.length === 0) fail(`no such case; known: ${CASES.map((c) => c.id).join(', ')}`);
-const work = path.resolve(args.work ?? path.join(os.tmpdir(), 'probeboard-bench-graph'));
-const timeoutMs = Number(args.timeout) * 1000;
 const repeat = Math.max(1, Number(args.repeat) || 1);
 const FORMATS = (args.formats ?? 'db,vis').split(',').filter((f) => f === 'db' || f === 'vis');
 if (FORMATS.length === 0) fail('--formats: db, vis or both');
-
-/** @param {string} msg @returns {never} */
-function fail(msg) {
-  console.error(`bench:graph: ${msg}`);
-  process.exit(2);
-}
 
 /** Generates a case's dumps unless the same options were generated there before. */
 function ensureDumps(/** @type {(typeof CASES)[number]} */ c) {
@@ -122,8 +99,7 @@ for (const c of selected) {
 const lines = [
   '# `probeboard graph` benchmark',
   '',
-  `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ` +
-    `${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM. Dumps from bench/dumpgen (NPU + perturbed Bench side); ` +
+  `${machineLine()}. Dumps from bench/dumpgen (NPU + perturbed Bench side); ` +
     'nodes = dump entries per side summed over ranks and steps. Wall time and peak RSS are the medians of ' +
     `${repeat} run${repeat === 1 ? '' : 's'} (wall range in brackets). \`npm run bench:graph\` regenerates this file.`,
   '',

@@ -2,7 +2,9 @@
 // memory, reusing generated dumps, and writing the results table.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 /**
  * Runs `node bin argv…` under /usr/bin/time -v when present (peak RSS and CPU of the process, worker threads
@@ -145,4 +147,49 @@ export async function startServer(bin, logdir, cacheDir) {
       child.kill('SIGTERM');
     });
   return { port, peakRssMb, stop, stderr: () => err };
+}
+
+/**
+ * The command line the command benchmarks share (--cases, --work, --keep, --timeout, --generate-only, --results,
+ * --bin) plus `extra` options; the selected cases, and `fail` (one line, exit 2) for problems with it.
+ * @template {{ id: string }} C
+ * @param {string} name @param {string} repo @param {C[]} cases
+ * @param {NonNullable<Parameters<typeof parseArgs>[0]>['options']} [extra]
+ */
+export function benchCommandLine(name, repo, cases, extra = {}) {
+  /** @param {string} msg @returns {never} */
+  const fail = (msg) => {
+    console.error(`bench:${name}: ${msg}`);
+    process.exit(2);
+  };
+  const { values: args } = parseArgs({
+    options: {
+      cases: { type: 'string' },
+      work: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '1800' },
+      'generate-only': { type: 'boolean', default: false },
+      results: { type: 'string', default: path.join(repo, `bench/results/${name}.md`) },
+      // Another entry point with the same command line (e.g. an older build or another work tree), for comparisons.
+      bin: { type: 'string', default: path.join(repo, 'bin/probeboard.js') },
+      ...extra,
+    },
+  });
+  const wanted = typeof args.cases === 'string' ? args.cases.split(',') : null;
+  const selected = wanted ? cases.filter((c) => wanted.includes(c.id)) : cases;
+  if (selected.length === 0) fail(`no such case; known: ${cases.map((c) => c.id).join(', ')}`);
+  return {
+    args,
+    fail,
+    selected,
+    bin: path.resolve(String(args.bin)),
+    work: path.resolve(typeof args.work === 'string' ? args.work : path.join(os.tmpdir(), `probeboard-bench-${name}`)),
+    timeoutMs: Number(args.timeout) * 1000,
+  };
+}
+
+/** `2026-11-26, Node v20…, 2 × AMD EPYC, 24 GB RAM`: what a results table was measured on. */
+export function machineLine() {
+  const cpus = os.cpus();
+  return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM`;
 }

@@ -1,3 +1,5 @@
+import type { Command } from 'commander';
+
 /**
  * msprobe is invoked as `msprobe -f mindspore graph -i … -o …`: the framework comes before the sub-command.
  * Commander only knows options after their command, so leading `-f X` / `-fX` / `--framework X` /
@@ -21,4 +23,22 @@ export function moveLeadingFramework(argv: readonly string[]): string[] {
   }
   if (moved.length === 0 || rest.length === 0) return [...argv];
   return [rest[0], ...moved, ...rest.slice(1)];
+}
+
+/**
+ * msprobe's multi-letter single-dash flags (`-lm`, `-oc`, `-am`, …), which commander would read as bundles of
+ * one-letter flags, spelled out as the long forms `spellings` gives (`-lm=x` too). Everything else is left as typed.
+ */
+export function spellOutFlags(argv: readonly string[], spellings: Readonly<Record<string, string>>): string[] {
+  return argv.map((a) => {
+    const eq = a.indexOf('=');
+    const long = spellings[eq < 0 ? a : a.slice(0, eq)];
+    return long ? long + (eq < 0 ? '' : a.slice(eq)) : a;
+  });
+}
+
+/** Makes `cmd` accept those spellings: they are spelled out before commander parses the command's arguments. */
+export function acceptSpellings(cmd: Command, spellings: Readonly<Record<string, string>>): void {
+  const parseOptions = cmd.parseOptions.bind(cmd);
+  cmd.parseOptions = (argv: string[]) => parseOptions(spellOutFlags(argv, spellings));
 }

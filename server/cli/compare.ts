@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { abortOnSignals } from '../interrupt.js';
+import { acceptSpellings } from './argv.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -8,6 +9,7 @@ import type { CliIo } from './program.js';
  * commands pasted from its docs work unchanged (`probeboard -f mindspore compare …` too).
  */
 
+/** msprobe's two-letter single-dash flags (argv.ts `spellOutFlags`). */
 const TWO_LETTER_FLAGS: Record<string, string> = {
   '-am': '--api_mapping',
   '-cm': '--cell_mapping',
@@ -16,16 +18,6 @@ const TWO_LETTER_FLAGS: Record<string, string> = {
   '-hl': '--highlight',
   '-da': '--diff_analyze',
 };
-
-/** msprobe's two-letter single-dash flags, which commander would read as bundles of one-letter flags. */
-export function normalizeCompareArgv(argv: readonly string[]): string[] {
-  return argv.map((a) => {
-    const eq = a.indexOf('=');
-    const flag = eq < 0 ? a : a.slice(0, eq);
-    const long = TWO_LETTER_FLAGS[flag];
-    return long ? long + (eq < 0 ? '' : a.slice(eq)) : a;
-  });
-}
 
 interface CompareCliFlags {
   input_path: string;
@@ -105,6 +97,5 @@ export function registerCompareCommand(program: Command, io?: CliIo): void {
       const where = summary.files.length === 1 ? summary.files[0] : `${summary.files.length} files`;
       say(`probeboard: compared ${rows} rows (${unmatched} without bench data) → ${where}\n`);
     });
-  const parseOptions = cmd.parseOptions.bind(cmd);
-  cmd.parseOptions = (argv: string[]) => parseOptions(normalizeCompareArgv(argv));
+  acceptSpellings(cmd, TWO_LETTER_FLAGS);
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import type { GraphRunSummary } from '../graph/runSummary.js';
 import { abortOnSignals } from '../interrupt.js';
+import { acceptSpellings, spellOutFlags } from './argv.js';
 import type { CliIo } from './program.js';
 
 /**
@@ -11,17 +12,9 @@ import type { CliIo } from './program.js';
 
 const SHORT_FLAGS: Record<string, string> = { '-lm': '--layer_mapping', '-oc': '--overflow_check' };
 
-/**
- * msprobe's two-letter single-dash flags (`-lm`, `-oc`), which commander would read as bundles of one-letter
- * flags, spelled out as their long forms. Everything else is left as typed.
- */
+/** `-lm`/`-oc` spelled out (argv.ts `spellOutFlags`; commander cannot declare them as short flags). */
 export function normalizeGraphArgv(argv: readonly string[]): string[] {
-  return argv.map((a) => {
-    const eq = a.indexOf('=');
-    const flag = eq < 0 ? a : a.slice(0, eq);
-    const long = SHORT_FLAGS[flag];
-    return long ? long + (eq < 0 ? '' : a.slice(eq)) : a;
-  });
+  return spellOutFlags(argv, SHORT_FLAGS);
 }
 
 interface GraphFlags {
@@ -68,9 +61,7 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
       for (const line of warningLines(summary.warnings)) warn(`probeboard: warning: ${line}\n`);
       say(`probeboard: ${summaryLine(summary)}\n`);
     });
-  // Commander cannot declare `-lm`/`-oc` as short flags: spell them out before it parses this command's arguments.
-  const parseOptions = cmd.parseOptions.bind(cmd);
-  cmd.parseOptions = (argv: string[]) => parseOptions(normalizeGraphArgv(argv));
+  acceptSpellings(cmd, SHORT_FLAGS);
 }
 
 /** Distinct warnings, at most five of them plus a count. */

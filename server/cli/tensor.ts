@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { diffTensors, showTensor } from '../compare/tensorTool.js';
+import { acceptSpellings } from './argv.js';
 import { UsageError, type CliIo } from './program.js';
 
 /**
@@ -49,6 +50,5 @@ export function registerTensorCommand(program: Command, io?: CliIo): void {
       } else throw new UsageError(`unknown tensor action '${action}' (use show or diff)`);
     });
   // the precision tool's spellings of the tolerances
-  const parseOptions = cmd.parseOptions.bind(cmd);
-  cmd.parseOptions = (argv: string[]) => parseOptions(argv.map((a) => (a === '-al' ? '--atol' : a === '-rl' ? '--rtol' : a)));
+  acceptSpellings(cmd, { '-al': '--atol', '-rl': '--rtol' });
 }

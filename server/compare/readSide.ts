@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { hasMd5 } from '../../src/core/compare/mode.js';
+import { firstFrameworkType, frameworkOfType, hasMd5 } from '../../src/core/compare/mode.js';
 import { DumpJsonScanner } from '../../src/core/compareTable/dumpJsonScanner.js';
 import { isFormulaLike, validateDumpEntry } from '../../src/core/compareTable/dumpValidation.js';
 import { fastEntryRows } from '../../src/core/compareTable/fastEntry.js';
@@ -25,30 +25,6 @@ export interface SideDump {
 }
 
 const CHUNK = 4 << 20;
-
-function frameworkOfType(type: string): 'pytorch' | 'mindspore' | null {
-  return type.startsWith('mindspore') ? 'mindspore' : type.startsWith('torch') ? 'pytorch' : null;
-}
-
-function firstTypeFramework(v: PyValue, depth = 0): 'pytorch' | 'mindspore' | null {
-  if (depth > 400) return null;
-  if (v instanceof Map) {
-    for (const [k, x] of v) {
-      if (k === 'type' && typeof x === 'string') {
-        if (x.startsWith('mindspore')) return 'mindspore';
-        if (x.startsWith('torch')) return 'pytorch';
-      }
-      const found = firstTypeFramework(x, depth + 1);
-      if (found) return found;
-    }
-  } else if (Array.isArray(v)) {
-    for (const x of v) {
-      const found = firstTypeFramework(x, depth + 1);
-      if (found) return found;
-    }
-  }
-  return null;
-}
 
 /** A file-system call on the dump.json, its failure reported as a problem of that file. */
 function fileCall<T>(file: string, call: () => T): T {
@@ -102,7 +78,7 @@ function readSideUnguarded(file: string, options: ReadSideOptions): SideDump {
       const value = parse();
       if (options.validate) validateDumpEntry(key, value, file);
       if (!md5 && hasMd5(new Map([[key, value]]))) md5 = true;
-      if (!typeFramework) typeFramework = firstTypeFramework(value);
+      if (!typeFramework) typeFramework = firstFrameworkType(value, 400);
       for (const row of opRows(key, value, file)) builder.addRow(api, row);
     },
   });

@@ -1,10 +1,10 @@
-import { existsSync, statSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { WORKER_LIMITS } from './workerProtocol.js';
 import { SideTable, type SideTableMessage } from '../../src/core/compareTable/sideTable.js';
 import { readSide, type SideDump } from './readSide.js';
 import { deserializeError, type SerializedError } from './workerProtocol.js';
+import { bundledScript } from '../workers/bundledScript.js';
 
 /**
  * Reads the NPU and Bench dump.json in parallel, one worker thread each (reading is the larger half of a
@@ -14,15 +14,7 @@ import { deserializeError, type SerializedError } from './workerProtocol.js';
 
 /** The bundled worker entry (dist/server/compare/compareTableWorker.js), or null when running from sources. */
 export function workerScript(): string | null {
-  for (const rel of ['../compare/compareTableWorker.js', './compareTableWorker.js']) {
-    try {
-      const p = fileURLToPath(new URL(rel, import.meta.url));
-      if (p.endsWith('.js') && existsSync(p)) return p;
-    } catch {
-      // not a file: URL
-    }
-  }
-  return null;
+  return bundledScript('compare/compareTableWorker.js', import.meta.url);
 }
 
 function readInWorker(script: string, file: string, validate: boolean, onBytes: (n: number) => void): Promise<SideDump> {

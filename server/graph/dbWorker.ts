@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DbConfigRow, DbNodeRow, DbStackRow } from '../../src/core/formats/visDb.js';
 import { RowPacker } from './dbRowCodec.js';
 import { VisDbFile, type DbRowTarget } from './writeDb.js';
+import { bundledScript } from '../workers/bundledScript.js';
 
 /**
  * A `.vis.db` written by a worker thread (dbWriterWorker.js next to the bundle): this thread makes the rows and
@@ -29,15 +28,7 @@ const BATCH_BYTES = 1 << 20;
 const MAX_IN_FLIGHT = 4;
 
 export function defaultDbWorkerScript(): string | null {
-  for (const rel of ['../graph/dbWriterWorker.js', './dbWriterWorker.js', './graph/dbWriterWorker.js']) {
-    try {
-      const p = fileURLToPath(new URL(rel, import.meta.url));
-      if (p.endsWith('.js') && existsSync(p)) return p;
-    } catch {
-      // not a file: URL
-    }
-  }
-  return null;
+  return bundledScript('graph/dbWriterWorker.js', import.meta.url);
 }
 
 /** The row target for `file`: the writer thread when its script is there (`script` null: this thread). */

@@ -65,9 +65,9 @@ export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | '
 /** A `.vis` waiting for its step's cross-rank matching: written without `matched_distributed`, marks kept. */
 interface VisDraft {
   draft: string;
-  /** The reserved (temporary) name of the final file, and the name it gets. */
+  /** The reserved (temporary) name of the final file, and the path it gets. */
   final: string;
-  finalName: string;
+  finalPath: string;
   marks: DistributedMark[];
 }
 
@@ -97,8 +97,13 @@ class VisSink implements GraphSink {
       await writingTo(this.out.finalPath(name), () => writeFileSynced(file, (write) => writeVisJson(content, write)));
       return;
     }
-    const draft: VisDraft = { draft: this.out.scratchFile(name), final: this.out.reserve(name), finalName: name, marks: [] };
-    await writingTo(this.out.finalPath(name), () =>
+    const draft: VisDraft = {
+      draft: this.out.scratchFile(name),
+      final: this.out.reserve(name),
+      finalPath: this.out.finalPath(name),
+      marks: [],
+    };
+    await writingTo(draft.finalPath, () =>
       writeFileChunks(draft.draft, (write) => writeVisJson(content, write, (mark) => draft.marks.push(mark))),
     );
     this.drafts.set(unitKey(unit), draft);
@@ -114,7 +119,7 @@ class VisSink implements GraphSink {
       const value = graph?.nodeMap.get(mark.nodeId)?.matchedDistributed;
       if (isNonEmpty(value)) insertions.push([mark.offset, distributedMember(value, mark)]);
     }
-    await writingTo(this.out.finalPath(draft.finalName), () => spliceFile(draft.draft, draft.final, insertions));
+    await writingTo(draft.finalPath, () => spliceFile(draft.draft, draft.final, insertions));
     this.out.dropScratch(draft.draft);
     this.drafts.delete(unitKey(unit));
   }
@@ -151,8 +156,9 @@ class DbSink implements GraphSink {
     private readonly kind: 'build' | 'compare',
     ts: string,
   ) {
-    this.file = out.finalPath(dbFileName(kind, ts));
-    const temp = out.reserve(dbFileName(kind, ts));
+    const name = dbFileName(kind, ts);
+    this.file = out.finalPath(name);
+    const temp = out.reserve(name);
     try {
       this.writer = new VisDbWriter(openDbRowTarget(temp));
     } catch (e) {

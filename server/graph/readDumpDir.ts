@@ -118,14 +118,7 @@ function dumpFiles(dir: string) {
 
 /** A file's text, or a GraphFileError naming it (missing, not a file, unreadable, too large for a string). */
 export function readText(file: string): string {
-  let size = -1;
-  try {
-    size = fs.statSync(file).size;
-  } catch {
-    // readBytes says what is wrong
-  }
-  if (size > MAX_TEXT_BYTES) throw new GraphFileError(file, tooLargeForText(size));
-  return readBytes(file).toString('utf8');
+  return readBytes(file, MAX_TEXT_BYTES).toString('utf8');
 }
 
 let fileBuffer: Buffer | null = null;
@@ -144,10 +137,11 @@ function reserveFileBuffer(...files: string[]): void {
 }
 
 /**
- * A file's bytes, or a GraphFileError naming it. The bytes live in one buffer reused by every call (valid until the
- * next): a buffer per file, tens of megabytes each, would go back to a C heap that keeps such memory.
+ * A file's bytes, or a GraphFileError naming it (also when it is larger than `maxBytes`: too large for a string).
+ * The bytes live in one buffer reused by every call (valid until the next): a buffer per file, tens of megabytes
+ * each, would go back to a C heap that keeps such memory.
  */
-export function readBytes(file: string): Buffer {
+export function readBytes(file: string, maxBytes = Infinity): Buffer {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(file);
@@ -155,6 +149,8 @@ export function readBytes(file: string): Buffer {
     throw new GraphFileError(file, 'The file does not exist.');
   }
   if (!stat.isFile()) throw new GraphFileError(file, 'The path should be a file.');
+  // Checked before reading: a file too large for a string is refused without reading it.
+  if (stat.size > maxBytes) throw new GraphFileError(file, tooLargeForText(stat.size));
   try {
     const fd = fs.openSync(file, 'r');
     try {

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
 import type { TensorJob, TensorMetrics } from '../../src/core/compare/tensorMetrics.js';
 import { runTensorJob } from './tensorJob.js';
+import { bundledScript } from './bundledScript.js';
 
 /**
  * The real-tensor `TensorMetricsProvider`: a pool of worker threads (one per core) running compareWorker.js, each
@@ -20,16 +19,7 @@ export interface TensorPoolOptions {
 }
 
 function defaultWorkerScript(): string | null {
-  const candidates = ['../workers/compareWorker.js', './compareWorker.js', './workers/compareWorker.js'];
-  for (const rel of candidates) {
-    try {
-      const p = fileURLToPath(new URL(rel, import.meta.url));
-      if (p.endsWith('.js') && existsSync(p)) return p;
-    } catch {
-      // not a file: URL
-    }
-  }
-  return null;
+  return bundledScript('workers/compareWorker.js', import.meta.url);
 }
 
 export function createTensorPool(options: TensorPoolOptions = {}): TensorMetricsProvider {

@@ -1,9 +1,8 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { unpackIndex } from './indexCodec.js';
 import { runIndexJob, type IndexJobInput, type IndexJobMessage } from './indexJob.js';
 import type { VisIndex } from './visIndex.js';
+import { bundledScript } from '../../workers/bundledScript.js';
 
 /**
  * Starts indexing jobs for the server: in a worker thread when the bundled worker script exists (the built
@@ -37,15 +36,7 @@ export class IndexJobFailure extends Error {
  * TypeScript sources there is no .js next to this file and the result is null.
  */
 export function defaultIndexWorkerScript(): string | null {
-  for (const rel of ['../store/visJsonIndex/indexWorker.js', './indexWorker.js', './store/visJsonIndex/indexWorker.js']) {
-    try {
-      const p = fileURLToPath(new URL(rel, import.meta.url));
-      if (p.endsWith('.js') && existsSync(p)) return p;
-    } catch {
-      // not a file: URL
-    }
-  }
-  return null;
+  return bundledScript('store/visJsonIndex/indexWorker.js', import.meta.url);
 }
 
 export function startIndexJob(

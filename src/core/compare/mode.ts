@@ -134,20 +134,26 @@ export function detectDumpMode(npuDump: DumpTop, benchDump: DumpTop, files: Dump
 
 export type Framework = 'pytorch' | 'mindspore';
 
-function firstFrameworkType(v: DumpValue, depth = 0): Framework | null {
-  if (depth > 500) return null;
+/** The framework a descriptor's `type` names (`mindspore…`, `torch…`), or null. */
+export function frameworkOfType(type: string): Framework | null {
+  return type.startsWith('mindspore') ? 'mindspore' : type.startsWith('torch') ? 'pytorch' : null;
+}
+
+/** The framework of the first `type` naming one, in file order; nothing deeper than `maxDepth` is looked at. */
+export function firstFrameworkType(v: DumpValue, maxDepth = 500, depth = 0): Framework | null {
+  if (depth > maxDepth) return null;
   if (isDict(v)) {
     for (const [k, sub] of v instanceof Map ? v : Object.entries(v)) {
       if (k === 'type' && typeof sub === 'string') {
-        if (sub.startsWith('mindspore')) return 'mindspore';
-        if (sub.startsWith('torch')) return 'pytorch';
+        const framework = frameworkOfType(sub);
+        if (framework) return framework;
       }
-      const found = firstFrameworkType(sub, depth + 1);
+      const found = firstFrameworkType(sub, maxDepth, depth + 1);
       if (found) return found;
     }
   } else if (Array.isArray(v)) {
     for (const sub of v) {
-      const found = firstFrameworkType(sub, depth + 1);
+      const found = firstFrameworkType(sub, maxDepth, depth + 1);
       if (found) return found;
     }
   }
