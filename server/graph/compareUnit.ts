@@ -1,7 +1,6 @@
 import { buildGraph, type DumpDirContents } from '../../src/core/build/buildGraph.js';
 import { pagingByMicroStep } from '../../src/core/build/microSteps.js';
 import { compareGraphsAsync, type TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
-import { buildLayerMapping } from '../../src/core/compare/layerMapping.js';
 import {
   CROSS_FRAMEWORK_MESSAGE,
   detectDumpMode,
@@ -132,7 +131,7 @@ async function compareUnitWithMapping(unit: DumpUnit, settings: CompareSettings,
   } catch (e) {
     throw e instanceof DumpModeError ? new GraphFileError(e.file, e.problem) : e;
   }
-  const layerMapping = layerMap(npuSrc, benchSrc, settings.layerMapping!.yamlText, summary);
+  const layerMapping = await layerMap(npuSrc, benchSrc, settings.layerMapping!.yamlText, summary);
   const levels = settings.overflowCheck
     ? { npu: dumpOverflowLevels(npuSrc.dump.data), bench: dumpOverflowLevels(benchSrc.dump.data) }
     : null;
@@ -182,8 +181,12 @@ function buildSide(src: DumpDirContents, unit: DumpUnit, sink: GraphSink, summar
   return graph;
 }
 
-/** `-lm` (§3.2 c): NPU → Bench dump names; a bad YAML only warns, as in msprobe. */
-function layerMap(npu: DumpDirRead, bench: DumpDirRead, yamlText: string | null, summary: GraphRunSummary): Map<string, string> {
+/**
+ * `-lm` (§3.2 c): NPU → Bench dump names; a bad YAML only warns, as in msprobe. Loaded when asked for: the YAML
+ * parser it needs is a sixth of the start-up of every other run.
+ */
+async function layerMap(npu: DumpDirRead, bench: DumpDirRead, yamlText: string | null, summary: GraphRunSummary): Promise<Map<string, string>> {
+  const { buildLayerMapping } = await import('../../src/core/compare/layerMapping.js');
   const side = (s: DumpDirRead) => ({
     dump: dumpTopAsPy(s.dump),
     construct: s.construct.parents,

@@ -52,7 +52,9 @@ export class VisDbFile implements DbRowTarget {
   private syncFd: number | null = null;
   private synced = 0;
   private rowsSinceCheck = 0;
-  /** Flushes made while rows came (`syncEvery`). */
+  /** A flush is under way. */
+  private syncing = false;
+  /** Flushes started while rows came (`syncEvery`). */
   syncs = 0;
 
   constructor(
@@ -89,11 +91,20 @@ export class VisDbFile implements DbRowTarget {
    */
   private syncSoFar(): void {
     this.rowsSinceCheck = 0;
-    const size = fs.fstatSync(this.syncFd!).size;
+    if (this.syncing) return;
+    const fd = this.syncFd!;
+    const size = fs.fstatSync(fd).size;
     if (size - this.synced < this.opts.syncEvery!) return;
-    fs.fdatasyncSync(this.syncFd!);
+    // In the background (libuv's pool), one at a time: waiting for the disk here would hold up the inserts, which
+    // are what the main thread waits for.
+    this.syncing = true;
     this.synced = size;
     this.syncs++;
+    fs.fdatasync(fd, () => {
+      this.syncing = false;
+      // closed meanwhile: the descriptor was left for this callback to close
+      if (this.syncFd === null) fs.close(fd, () => {});
+    });
   }
 
   stacks(rows: DbStackRow[]): void {
@@ -130,7 +141,7 @@ export class VisDbFile implements DbRowTarget {
 
   private closeSyncFd(): void {
     if (this.syncFd === null) return;
-    fs.closeSync(this.syncFd);
+    if (!this.syncing) fs.closeSync(this.syncFd);
     this.syncFd = null;
   }
 }

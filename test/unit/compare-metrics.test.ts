@@ -4,7 +4,9 @@ import { nodeColors, toolTip } from '../../src/core/compare/colors.js';
 import { detectDumpMode, DumpModeError } from '../../src/core/compare/mode.js';
 import { getPrecisionIndex, md5Result, precisionIndexRepr } from '../../src/core/compare/nodeResults.js';
 import { formatValue12, pyEquals, pyParseFloat } from '../../src/core/compare/pyNumber.js';
-import { summaryCells, str2float } from '../../src/core/compare/summaryMetrics.js';
+import { summaryCells, summaryValues, str2float } from '../../src/core/compare/summaryMetrics.js';
+import { formatValue } from '../../src/core/formats/itemFormat.js';
+import { Item } from '../../src/core/model/item.js';
 import { sameMetric, type TensorMetrics } from '../../src/core/compare/tensorMetrics.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import { addNode, newGraph, type ItemSpec } from './compare-helpers.js';
@@ -65,6 +67,24 @@ describe('summary cells (msprobe get_rela_diff_summary_mode)', () => {
     expect(pyEquals(new Map([['a', 1n], ['b', 2n]]), new Map([['b', 2n], ['a', 1n]]))).toBe(true);
     expect(pyEquals(NaN, NaN)).toBe(false);
   });
+
+  it('relative cells of the graph are what export formatting makes of the full cells', () => {
+    // summaryValues cuts the relative cells itself; the file must still hold formatValue(f"{x}%") of each.
+    const stats = (v: PyValue[]) => new Item().setAll(['Max', 'Min', 'Mean', 'Norm'], v);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const samples: PyValue[] = [0.0, 1.0, 3.3, 1e-300, 5e-5, 1e-4, 0.5, 7.0, 1e8, 123456789.5, 2e9, 1e17, NaN, Infinity, 3n, -2n];
+    for (let k = 0; k < 3000; k++) samples.push((random() - 0.5) * 10 ** Math.floor(random() * 24 - 12));
+    for (let k = 0; k + 8 <= samples.length; k += 4) {
+      const npu = samples.slice(k, k + 4);
+      const bench = samples.slice(k + 4, k + 8);
+      const values: PyValue[] = new Array(8);
+      summaryValues(stats(npu), stats(bench), values, new Array(4));
+      const full = summaryCells(npu, bench);
+      for (let i = 0; i < 8; i++) expect(formatValue(values[i]), `${npu} / ${bench} #${i}`).toBe(formatValue(full[i][1]));
+      for (let i = 4; i < 8; i++) expect(formatValue(values[i])).toBe(values[i]);
+    }
+  });
 });
 
 function pairGraphs(build: (g: ReturnType<typeof newGraph>, side: 'npu' | 'bench') => void) {
@@ -86,9 +106,10 @@ describe('precision_index and compare columns (summary)', () => {
     });
     compareGraphs(npu, bench, { ...opts, mode: 'summary' });
     const node = npu.nodeMap.get('Module.fc.Linear.forward.0')!;
-    // str(abs((0.7833165000000002/2.611055)*100)) = '30.00000000000001%'; input's 30% is ignored
+    // str(abs((0.7833165000000002/2.611055)*100)) = '30.00000000000001%' (the index reads it in full; the item holds
+    // it as the file shows it); input's 30% is ignored
     expect(getPrecisionIndex(node)).toBe(30.00000000000001 / 100);
-    expect(node.outputData.get('Module.fc.Linear.forward.0.output.0')!.get('MaxRelativeErr')).toBe('30.00000000000001%');
+    expect(node.outputData.get('Module.fc.Linear.forward.0.output.0')!.get('MaxRelativeErr')).toBe('30.000000%');
     expect(node.inputData.get('Module.fc.Linear.forward.0.input.0')!.get('Max diff')).toBeCloseTo(3, 12);
     expect(bench.nodeMap.get('Module.fc.Linear.forward.0')!.outputData.get('Module.fc.Linear.forward.0.output.0')!.has('Max diff')).toBe(false);
     expect(node.matchedNodeLink).toEqual(['DefaultModel', 'Module.fc.Linear.forward.0']);

@@ -1,6 +1,6 @@
 import type { PyValue } from '../formats/pyJson.js';
 import type { RawItem } from '../model/item.js';
-import { isPyNumber, pyFloatRepr, pyIsNaN, pyIsZero, pySub, pyTrueDiv } from './pyNumber.js';
+import { isPyNumber, pyFixed, pyFloatRepr, pyIsNaN, pyIsZero, pySub, pyTrueDiv } from './pyNumber.js';
 
 /**
  * Statistics ("summary") compare cells of one parameter pair (msprobe-format.md §3.4; msprobe
@@ -27,15 +27,31 @@ const STAT_KEYS = ['Max', 'Min', 'Mean', 'Norm'] as const;
 /**
  * `summaryCells` of two items straight into `values[0..7]`, and into `index[0..3]` what msprobe's precision index
  * later reads back from the four relative-error cells (`str2float`: the percentage / 100, NaN for "Nan", 0 for "N/A").
+ * The relative cells come as export formatting (§4.1) prints them, which leaves them as they are: cut here from the
+ * number, a cell is not printed in full and parsed back at export (a few hundred thousand cells a run).
  */
 export function summaryValues(npu: RawItem, bench: RawItem, values: PyValue[], index: Array<number | bigint>): void {
   for (let i = 0; i < 4; i++) {
     // merge_tensor turns None statistics into the string "None".
-    statCells(npu.get(STAT_KEYS[i]) ?? 'None', bench.get(STAT_KEYS[i]) ?? 'None', i, values, index);
+    statCells(npu.get(STAT_KEYS[i]) ?? 'None', bench.get(STAT_KEYS[i]) ?? 'None', i, values, index, true);
   }
 }
 
-function statCells(n: PyValue, b: PyValue, i: number, values: PyValue[], index: Array<number | bigint>): void {
+/**
+ * `f"{x}%"` as export formatting prints it: a plain decimal of more than 6 places cut to 6. `str()` prints a plain
+ * decimal in [1e-4, 1e16); below 1e9 it has at most 6 places exactly when the 6-place rounding reads back as x.
+ */
+function exportedPercent(x: number): string {
+  if (x >= 1e-4 && x < 1e9) {
+    const fixed = pyFixed(x, 6);
+    return Number(fixed) !== x ? fixed + '%' : `${pyFloatRepr(x)}%`;
+  }
+  const repr = pyFloatRepr(x);
+  const dot = repr.indexOf('.');
+  return x >= 1e9 && x < 1e16 && repr.length - dot - 1 > 6 ? pyFixed(x, 6) + '%' : repr + '%';
+}
+
+function statCells(n: PyValue, b: PyValue, i: number, values: PyValue[], index: Array<number | bigint>, exported = false): void {
   // Bools were stringified by the item parser, so bool statistics fall into "N/A" like msprobe's isinstance test.
   if (!isPyNumber(n) || !isPyNumber(b)) {
     values[i] = 'N/A';
@@ -58,7 +74,7 @@ function statCells(n: PyValue, b: PyValue, i: number, values: PyValue[], index: 
     return;
   }
   const relative = Math.abs(pyTrueDiv(diff, b) * 100);
-  values[4 + i] = `${pyFloatRepr(relative)}%`;
+  values[4 + i] = exported ? exportedPercent(relative) : `${pyFloatRepr(relative)}%`;
   // float(repr(x)) == x, so str2float of the cell is the number itself / 100 (inf and nan included).
   index[i] = relative / 100;
 }
