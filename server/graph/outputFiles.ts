@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { BackgroundFlush } from './backgroundFlush.js';
 import path from 'node:path';
 import { makeDirs } from '../makeDirs.js';
 import { GraphFileError } from '../store/graphStore.js';
@@ -207,21 +208,26 @@ export function writeFileChunks(file: string, produce: (write: (chunk: string) =
   return writeChunks(file, produce, false);
 }
 
+/** A synced file is flushed in the background each time it grew by this much while being written. */
+const FLUSH_EVERY = 8 << 20;
+
 function writeChunks(file: string, produce: (write: (chunk: string) => void) => void, sync: boolean): number {
   const fd = fs.openSync(file, 'w', 0o640);
   let bytes = 0;
   // One buffer for every chunk: a new one per chunk is external memory the GC has to chase.
   let buf = Buffer.allocUnsafeSlow(1 << 22);
+  const flush = sync ? new BackgroundFlush(fd, FLUSH_EVERY) : null;
   try {
     produce((chunk) => {
       if (chunk.length * 3 > buf.length) buf = Buffer.allocUnsafeSlow(chunk.length * 3);
       const length = buf.write(chunk, 0, 'utf8');
       for (let off = 0; off < length; ) off += fs.writeSync(fd, buf, off, length - off);
       bytes += length;
+      flush?.wrote(bytes);
     });
     if (sync) fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(fd);
+    if (!flush?.closeWhenDone()) fs.closeSync(fd);
   }
   return bytes;
 }

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { BackgroundFlush } from './backgroundFlush.js';
 import {
   graphRowsOf,
   VIS_DB_SQL,
@@ -48,14 +49,10 @@ export class VisDbFile implements DbRowTarget {
   private readonly insertStack: Database.Statement;
   private readonly insertConfig: Database.Statement;
   private readonly updateDistributedStmt: Database.Statement;
-  /** `syncEvery`: a descriptor of the file for flushing it while rows come, and its size at the last flush. */
+  /** `syncEvery`: a descriptor of the file for flushing it while rows come, and the flushes. */
   private syncFd: number | null = null;
-  private synced = 0;
+  private flush: BackgroundFlush | null = null;
   private rowsSinceCheck = 0;
-  /** A flush is under way. */
-  private syncing = false;
-  /** Flushes started while rows came (`syncEvery`). */
-  syncs = 0;
 
   constructor(
     readonly file: string,
@@ -76,7 +73,10 @@ export class VisDbFile implements DbRowTarget {
     this.insertConfig = this.db.prepare(VIS_DB_SQL.insertConfig);
     this.updateDistributedStmt = this.db.prepare('UPDATE tb_nodes SET matched_distributed = ? WHERE id = ?');
     this.db.exec('BEGIN');
-    if (opts.syncEvery) this.syncFd = fs.openSync(file, 'r+');
+    if (opts.syncEvery) {
+      this.syncFd = fs.openSync(file, 'r+');
+      this.flush = new BackgroundFlush(this.syncFd, opts.syncEvery);
+    }
   }
 
   node(row: DbNodeRow): void {
@@ -85,26 +85,18 @@ export class VisDbFile implements DbRowTarget {
   }
 
   /**
-   * The pages SQLite has written so far, flushed to disk once the file grew by `syncEvery` bytes, while the rows
-   * are still coming (the writer thread has time to spare then): the closing fsync, which the run waits for, is
-   * left with the last few megabytes instead of the whole file.
+   * The pages SQLite has written so far, flushed to disk in the background once the file grew by `syncEvery` bytes,
+   * while the rows are still coming: the closing fsync, which the run waits for, is left with the last few
+   * megabytes instead of the whole file.
    */
   private syncSoFar(): void {
     this.rowsSinceCheck = 0;
-    if (this.syncing) return;
-    const fd = this.syncFd!;
-    const size = fs.fstatSync(fd).size;
-    if (size - this.synced < this.opts.syncEvery!) return;
-    // In the background (libuv's pool), one at a time: waiting for the disk here would hold up the inserts, which
-    // are what the main thread waits for.
-    this.syncing = true;
-    this.synced = size;
-    this.syncs++;
-    fs.fdatasync(fd, () => {
-      this.syncing = false;
-      // closed meanwhile: the descriptor was left for this callback to close
-      if (this.syncFd === null) fs.close(fd, () => {});
-    });
+    this.flush!.wrote(fs.fstatSync(this.syncFd!).size);
+  }
+
+  /** Flushes started while rows came (`syncEvery`). */
+  get syncs(): number {
+    return this.flush?.started ?? 0;
   }
 
   stacks(rows: DbStackRow[]): void {
@@ -141,7 +133,7 @@ export class VisDbFile implements DbRowTarget {
 
   private closeSyncFd(): void {
     if (this.syncFd === null) return;
-    if (!this.syncing) fs.closeSync(this.syncFd);
+    if (!this.flush!.closeWhenDone()) fs.closeSync(this.syncFd);
     this.syncFd = null;
   }
 }
