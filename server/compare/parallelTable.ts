@@ -133,8 +133,8 @@ export async function writeTableInParallel(o: ParallelTableOptions): Promise<Adv
     for (const r of partResults) advisor.offer(r.first);
 
     const fd = fs.openSync(o.file, 'w', 0o640);
+    const zip = new ZipWriter(fd);
     try {
-      const zip = new ZipWriter(fd);
       for (const [name, xml] of packageParts(plan.names)) zip.add(name, xml);
       for (let sheet = 0; sheet < plan.sizes.length; sheet++) {
         const entry = zip.openRaw(`xl/worksheets/sheet${sheet + 1}.xml`);
@@ -156,7 +156,7 @@ export async function writeTableInParallel(o: ParallelTableOptions): Promise<Adv
       zip.finish();
       fs.fsyncSync(fd);
     } finally {
-      fs.closeSync(fd);
+      if (!zip.closeWhenDone()) fs.closeSync(fd);
     }
     return advisor;
   } finally {

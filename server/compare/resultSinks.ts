@@ -11,6 +11,7 @@ import {
   SHEET_TAIL,
   type WriterStyle,
 } from '../../src/core/compareTable/xlsxParts.js';
+import { BackgroundFlush } from '../graph/backgroundFlush.js';
 import { ZipWriter, type ZipEntryWriter } from './zipWriter.js';
 
 /**
@@ -90,13 +91,14 @@ class XlsxSink implements ResultSink {
     await this.entry!.close();
     this.zip.finish();
     fs.fsyncSync(this.fd);
-    fs.closeSync(this.fd);
     this.closed = true;
+    if (!this.zip.closeWhenDone()) fs.closeSync(this.fd);
   }
 
   abandon(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.zip.closeWhenDone()) return;
     try {
       fs.closeSync(this.fd);
     } catch {
@@ -119,9 +121,12 @@ export function openCsvSink(file: string, header: string[]): ResultSink {
   const fd = fs.openSync(file, 'w', 0o640);
   let buffer = header.map(csvField).join(',') + '\n';
   let closed = false;
+  const background = new BackgroundFlush(fd);
+  let written = 0;
   const flush = () => {
     const buf = Buffer.from(buffer, 'utf8');
     for (let done = 0; done < buf.length; ) done += fs.writeSync(fd, buf, done);
+    background.wrote((written += buf.length));
     buffer = '';
   };
   return {
@@ -132,12 +137,13 @@ export function openCsvSink(file: string, header: string[]): ResultSink {
     async close() {
       flush();
       fs.fsyncSync(fd);
-      fs.closeSync(fd);
       closed = true;
+      if (!background.closeWhenDone()) fs.closeSync(fd);
     },
     abandon() {
       if (closed) return;
       closed = true;
+      if (background.closeWhenDone()) return;
       try {
         fs.closeSync(fd);
       } catch {

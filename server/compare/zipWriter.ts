@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { strToU8, Zip, ZipDeflate, type AsyncFlateStreamHandler, type ZipInputFile } from 'fflate';
 import { crc32Combine } from './crc32Combine.js';
+import { BackgroundFlush } from '../graph/backgroundFlush.js';
 
 /**
  * The zip container of the result workbook: fflate's streaming `Zip` writes the headers, data descriptors and
@@ -41,11 +42,13 @@ export class ZipWriter {
   private readonly zip: Zip;
   private written = 0;
   private failure: Error | null = null;
+  private readonly flush: BackgroundFlush;
 
   constructor(
     private readonly fd: number,
     private readonly level = 1,
   ) {
+    this.flush = new BackgroundFlush(fd);
     // fflate calls this synchronously from the entries' ondata: a failed write is kept and thrown at our next call,
     // not through fflate's bookkeeping.
     this.zip = new Zip((err, data) => {
@@ -59,10 +62,16 @@ export class ZipWriter {
         // fflate writes no zip64 records: offsets past 4 GB would wrap silently.
         this.written += data.length;
         if (this.written > ZIP32_LIMIT) throw new Error('the xlsx would exceed 4 GB, which needs zip64');
+        this.flush.wrote(this.written);
       } catch (e) {
         this.failure = e as Error;
       }
     });
+  }
+
+  /** The caller is done with the file (fsynced it, or gives up): true when a background flush is to close it. */
+  closeWhenDone(): boolean {
+    return this.flush.closeWhenDone();
   }
 
   /** Throws the first write or compression failure, if any. */

@@ -16,7 +16,7 @@ export class BackgroundFlush {
 
   constructor(
     private readonly fd: number,
-    private readonly every: number,
+    private readonly every = 8 << 20,
   ) {}
 
   /** The file now holds `total` bytes. */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { BackgroundFlush } from './backgroundFlush.js';
 import path from 'node:path';
 import { makeDirs } from '../makeDirs.js';
 import { GraphFileError } from '../store/graphStore.js';
+import { BackgroundFlush } from './backgroundFlush.js';
 
 /**
  * Output naming (msprobe-format.md §4.4) and the all-or-nothing rule: every file is written under a hidden temporary
@@ -171,10 +171,13 @@ function chain(first: string, leaf: string): string[] {
 export function spliceFile(source: string, target: string, insertions: ReadonlyArray<readonly [offset: number, text: string]>): void {
   const input = fs.openSync(source, 'r');
   const output = fs.openSync(target, 'w', 0o640);
+  const flush = new BackgroundFlush(output);
+  let written = 0;
   try {
     const buf = Buffer.allocUnsafeSlow(1 << 22);
     const writeAll = (b: Buffer, length: number) => {
       for (let off = 0; off < length; ) off += fs.writeSync(output, b, off, length - off);
+      flush.wrote((written += length));
     };
     let at = 0;
     const copyTo = (end: number) => {
@@ -193,7 +196,7 @@ export function spliceFile(source: string, target: string, insertions: ReadonlyA
     copyTo(fs.fstatSync(input).size);
     fs.fsyncSync(output);
   } finally {
-    fs.closeSync(output);
+    if (!flush.closeWhenDone()) fs.closeSync(output);
     fs.closeSync(input);
   }
 }
@@ -208,15 +211,12 @@ export function writeFileChunks(file: string, produce: (write: (chunk: string) =
   return writeChunks(file, produce, false);
 }
 
-/** A synced file is flushed in the background each time it grew by this much while being written. */
-const FLUSH_EVERY = 8 << 20;
-
 function writeChunks(file: string, produce: (write: (chunk: string) => void) => void, sync: boolean): number {
   const fd = fs.openSync(file, 'w', 0o640);
   let bytes = 0;
   // One buffer for every chunk: a new one per chunk is external memory the GC has to chase.
   let buf = Buffer.allocUnsafeSlow(1 << 22);
-  const flush = sync ? new BackgroundFlush(fd, FLUSH_EVERY) : null;
+  const flush = sync ? new BackgroundFlush(fd) : null;
   try {
     produce((chunk) => {
       if (chunk.length * 3 > buf.length) buf = Buffer.allocUnsafeSlow(chunk.length * 3);
