@@ -12,6 +12,9 @@ export { Item, type RawItem } from './item.js';
 export const NodeOp = { module: 0, functionApi: 1, multiCollection: 8, apiCollection: 9 } as const;
 export type NodeOpValue = (typeof NodeOp)[keyof typeof NodeOp];
 
+/** The shared empty list of a node's list fields (frozen: changing it in place would be a bug, and throws). */
+const NONE = Object.freeze([]) as unknown as never[];
+
 export class GraphNode {
   upnode: GraphNode | null = null;
   readonly subnodes: GraphNode[] = [];
@@ -20,14 +23,16 @@ export class GraphNode {
   outputData = new Map<string, RawItem>();
   /** `precision_index`, `overflow_level` — written as the node's `data` object. */
   readonly data: { precisionIndex?: number; overflowLevel?: 'medium' | 'high' | 'critical' } = {};
-  matchedNodeLink: string[] = [];
-  stackInfo: string[] = [];
+  // The lists below are replaced, never changed in place: until then every node shares one empty list (a run has
+  // hundreds of thousands of nodes, and each object the garbage collector copies costs).
+  matchedNodeLink: string[] = NONE;
+  stackInfo: string[] = NONE;
   microStepId: number | null = null;
   /** §2.12: an object, or a list of objects for batch_isend_irecv; null when none. */
   matchedDistributed: unknown = null;
-  parallelMergeInfo: string[] = [];
+  parallelMergeInfo: string[] = NONE;
   /** §2.4: `{op, peer, group_id}` of batch_isend_irecv P2P ops (internal). */
-  batchP2pInfo: Array<{ op: string; peer: PyValue; groupId: PyValue }> = [];
+  batchP2pInfo: Array<{ op: string; peer: PyValue; groupId: PyValue }> = NONE;
 
   constructor(
     readonly id: string,
