@@ -61,7 +61,7 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
   const data = src.dump.data;
   const prepared = src.entries;
   const dumpFile = src.dumpFile ?? 'dump.json';
-  // A node's items (and batch_isend_irecv's P2P info) from its dump entry.
+  // A node's items (and batch_isend_irecv's P2P info) from its dump entry (prepared items not taken yet).
   const fill = (id: string, node: GraphNode): void => {
     if (prepared) {
       const d = prepared.take(id);
@@ -85,7 +85,9 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
     if (!node) {
       const { op, known } = classifyNodeOp(id);
       if (!known) warnings.push(`Cannot parse node_name ${id} into NodeOp, default parsing as module.`);
-      node = new GraphNode(id, op);
+      // The node starts with its prepared items rather than empty maps it would drop at once.
+      const d = prepared?.take(id);
+      node = new GraphNode(id, op, d?.inputData, d?.outputData);
       graph.nodeMap.set(id, node);
       if (parent) node.attachTo(parent);
       fill(id, node);

@@ -19,8 +19,8 @@ export class GraphNode {
   upnode: GraphNode | null = null;
   readonly subnodes: GraphNode[] = [];
   /** key (e.g. `X.input.0`, `X.parameters.weight`) → item; parameters and parameters_grad live here too. */
-  inputData = new Map<string, RawItem>();
-  outputData = new Map<string, RawItem>();
+  inputData: Map<string, RawItem>;
+  outputData: Map<string, RawItem>;
   /** `precision_index`, `overflow_level` — written as the node's `data` object. */
   readonly data: { precisionIndex?: number; overflowLevel?: 'medium' | 'high' | 'critical' } = {};
   // The lists below are replaced, never changed in place: until then every node shares one empty list (a run has
@@ -34,10 +34,16 @@ export class GraphNode {
   /** §2.4: `{op, peer, group_id}` of batch_isend_irecv P2P ops (internal). */
   batchP2pInfo: Array<{ op: string; peer: PyValue; groupId: PyValue }> = NONE;
 
+  /** `inputData` / `outputData`: the node's items when they are made already (else new empty maps). */
   constructor(
     readonly id: string,
     public op: NodeOpValue,
-  ) {}
+    inputData?: Map<string, RawItem>,
+    outputData?: Map<string, RawItem>,
+  ) {
+    this.inputData = inputData ?? new Map();
+    this.outputData = outputData ?? new Map();
+  }
 
   /** §2.4 add_upnode: the first parent assignment wins; a node is never its own parent. */
   attachTo(parent: GraphNode): void {
