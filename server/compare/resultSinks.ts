@@ -11,7 +11,7 @@ import {
   SHEET_TAIL,
   type WriterStyle,
 } from '../../src/core/compareTable/xlsxParts.js';
-import { BackgroundFlush } from '../graph/backgroundFlush.js';
+import { BackgroundFlush } from '../backgroundFlush.js';
 import { ZipWriter, type ZipEntryWriter } from './zipWriter.js';
 
 /**

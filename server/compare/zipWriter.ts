@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { strToU8, Zip, ZipDeflate, type AsyncFlateStreamHandler, type ZipInputFile } from 'fflate';
 import { crc32Combine } from './crc32Combine.js';
-import { BackgroundFlush } from '../graph/backgroundFlush.js';
+import { BackgroundFlush } from '../backgroundFlush.js';
 
 /**
  * The zip container of the result workbook: fflate's streaming `Zip` writes the headers, data descriptors and

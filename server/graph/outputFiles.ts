@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { makeDirs } from '../makeDirs.js';
 import { GraphFileError } from '../store/graphStore.js';
-import { BackgroundFlush } from './backgroundFlush.js';
+import { BackgroundFlush } from '../backgroundFlush.js';
 
 /**
  * Output naming (msprobe-format.md §4.4) and the all-or-nothing rule: every file is written under a hidden temporary

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { BackgroundFlush } from './backgroundFlush.js';
+import { BackgroundFlush } from '../backgroundFlush.js';
 import {
   graphRowsOf,
   VIS_DB_SQL,

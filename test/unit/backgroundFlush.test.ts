@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BackgroundFlush } from '../../server/graph/backgroundFlush.js';
+import { BackgroundFlush } from '../../server/backgroundFlush.js';
 import { writeFileSynced } from '../../server/graph/outputFiles.js';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'probeboard-flush-'));

@@ -136,20 +136,6 @@ describe('dump.json read in batches with the native parser', () => {
   });
 });
 
-/** stack.json through the hand parser only (the reader before the scan). */
-function stackOracle(text: string): Map<string, string[]> {
-  const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
-  const out = new Map<string, string[]>();
-  const grouped = top.get('0');
-  if (grouped) {
-    for (const group of top.values()) {
-      const [names, lines] = group as [string[], string[]];
-      for (const name of names) out.set(name, lines);
-    }
-  } else for (const [k, v] of top) out.set(k, v as string[]);
-  return out;
-}
-
 /** construct.json through the hand parser only (no Megatron micro steps in these dumps). */
 function constructOracle(text: string) {
   const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
@@ -167,12 +153,12 @@ describe('stack.json scan', () => {
     ['repeated name', `{"a": ["1"], "b": ["2"], "a": ["3"]}`],
     ['empty', `{}`],
   ])('%s', (_, text) => {
-    expect(canon(parseStackJson(text) as unknown as DumpValue)).toBe(canon(stackOracleLoose(text) as unknown as DumpValue));
+    expect(canon(parseStackJson(text) as unknown as DumpValue)).toBe(canon(stackOracle(text) as unknown as DumpValue));
   });
 });
 
-/** What the stack reader returns, from the hand parser (non-list values become []). */
-function stackOracleLoose(text: string): Map<string, string[]> {
+/** What the stack reader returns, from the hand parser only (non-list values become []). */
+function stackOracle(text: string): Map<string, string[]> {
   const top = parsePyJson(text, { mode: 'python' }) as Map<string, PyValue>;
   const out = new Map<string, string[]>();
   const first = top.get('0');
