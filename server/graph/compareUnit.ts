@@ -21,9 +21,8 @@ import { yieldToEvents } from '../interrupt.js';
 import { GraphFileError } from '../store/graphStore.js';
 import type { DumpUnit } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
-import { collectGarbage } from './memory.js';
 import { applyOverflowLevels, dumpOverflowLevels } from './overflowLevels.js';
-import { readDumpDir, readDumpDirForBuild, type DumpDirRead } from './readDumpDir.js';
+import { readDumpDir, readDumpDirForBuild, releaseFileBuffer, type DumpDirRead } from './readDumpDir.js';
 import type { StepContext, UnitResult } from './runStep.js';
 import type { GraphRunSummary } from './runSummary.js';
 
@@ -62,9 +61,9 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   // A Ctrl-C while the NPU side was read is acted on before the Bench side is.
   await yieldToEvents();
   const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
-  // What reading left behind (the file texts, batches of parsed entries) is garbage now; collected here, the heap
-  // starts the comparison and the export from the two graphs alone. (Runs of many units collect between units.)
-  if (!ctx.manyUnits) collectGarbage();
+  // Reading leaves little for a full collection to find: dump.json never became one string, its parse batches died
+  // young, and the read buffer goes now. (Runs of many units collect between units: runStep.ts.)
+  releaseFileBuffer();
   const mode = checkSides(npu, bench, settings);
   for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;
   return compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, ctx);
@@ -136,6 +135,7 @@ async function compareUnitWithMapping(unit: DumpUnit, settings: CompareSettings,
     ? { npu: dumpOverflowLevels(npuSrc.dump.data), bench: dumpOverflowLevels(benchSrc.dump.data) }
     : null;
   npuSrc.dumpText = benchSrc.dumpText = undefined;
+  releaseFileBuffer();
   const npu = buildSide(npuSrc, unit, sink, summary);
   const bench = buildSide(benchSrc, unit, sink, summary);
   return compareSides(npu, bench, mode, levels?.npu ?? null, levels?.bench ?? null, layerMapping, settings, ctx);

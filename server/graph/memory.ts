@@ -2,11 +2,11 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /**
- * A full garbage collection at the points of a run where a large part of the heap has just become garbage (a
- * dump read and built, a unit written). V8 lets the heap grow with how fast a program allocates, and this one
- * allocates fast: left alone, one 96-layer comparison peaks near 300 MB, and a run of many ranks and steps several
- * times higher, although a unit never needs more than its two graphs. Each collection costs a few milliseconds to
- * a few tens (little is alive at those points).
+ * A full garbage collection between the units of a run of many ranks or steps, where a unit's graphs have just
+ * become garbage. V8 lets the heap grow with how fast a program allocates, and this one allocates fast: left alone,
+ * a run of many ranks and steps would grow several times higher than one unit needs. Each collection costs a few
+ * milliseconds to a few tens (little is alive at those points). A single unit needs none: its reading leaves no
+ * large garbage behind (readDumpDir.ts), and a collection after it would have to walk both graphs (40 ms).
  */
 let gc: (() => void) | null | undefined;
 

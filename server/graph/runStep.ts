@@ -10,7 +10,7 @@ import { collectGarbage } from './memory.js';
 import { applyOverflowLevels } from './overflowLevels.js';
 import type { RunProgress } from './progress.js';
 import { yieldToEvents } from '../interrupt.js';
-import { readDumpDirForBuild } from './readDumpDir.js';
+import { readDumpDirForBuild, releaseFileBuffer } from './readDumpDir.js';
 import { countGraph, unitLabel, type GraphRunSummary } from './runSummary.js';
 
 /**
@@ -120,7 +120,6 @@ export async function buildUnit(unit: DumpUnit, ctx: StepContext): Promise<UnitR
   ctx.summary.warnings.push(...warnings);
   const microSteps = pagingByMicroStep(graph, null, ctx.sink.era);
   if (levels) applyOverflowLevels(graph, levels);
-  // The dump's texts and parse batches are garbage now (see compareUnit.ts).
-  if (!ctx.manyUnits) collectGarbage();
+  releaseFileBuffer();
   return { npu: graph, bench: null, microSteps, task: '', toolTip: null, colors: null };
 }

@@ -44,14 +44,18 @@ function errorOf(f: () => unknown): string | null {
   }
 }
 
-/** readDumpJson (fast) and parseDumpJson (hand parser) agree on `text`: values, order, or the error. */
+/**
+ * readDumpJson (fast) and parseDumpJson (hand parser) agree on `text`: values, order, or the error. The fast
+ * reader is given the text and, as the graph command gives it, the UTF-8 bytes (a view into a larger buffer).
+ */
 function expectSameDump(text: string): void {
   const slow = errorOf(() => parseDumpJson(text, 'dump.json'));
-  const fast = errorOf(() => readDumpJson(text, 'dump.json'));
-  expect(fast).toBe(slow);
+  const bytes = Buffer.concat([Buffer.from('pad'), Buffer.from(text, 'utf8')]).subarray(3);
+  for (const src of [text, bytes]) expect(errorOf(() => readDumpJson(src, 'dump.json'))).toBe(slow);
   if (slow !== null) return;
   const a = parseDumpJson(text, 'dump.json');
   const b = readDumpJson(text, 'dump.json');
+  expect(canon(readDumpJson(bytes, 'dump.json').top as DumpValue)).toBe(canon(a.top));
   expect(canon(b.top as DumpValue)).toBe(canon(a.top));
   expect(canon(b.data as DumpValue)).toBe(canon(a.data));
   expect([b.task, b.level, b.framework, b.dumpDataDir].map((v) => canon(v))).toEqual([a.task, a.level, a.framework, a.dumpDataDir].map((v) => canon(v)));
@@ -88,6 +92,7 @@ describe('dump.json read in batches with the native parser', () => {
     ['top is a list', `[1, 2]`],
     ['top is a string', `"x"`],
     ['BOM', `\ufeff{"task": "t", "data": {"a": {"v": 1}}}`],
+    ['tabs and carriage returns', `{"task":\t"t",\r\n"data": {"a":\t{"v": [1,\r2.0]}}}`],
   ])('%s', (_, text) => expectSameDump(text));
 
   it.each([
@@ -106,6 +111,9 @@ describe('dump.json read in batches with the native parser', () => {
     ['unclosed string', `{"task": "t", "data": {"a": {"v": "abc}}}`],
     ['mismatched brackets', `{"task": "t", "data": {"a": {"v": [1}}}`],
     ['colon instead of comma', `{"task": "t", "data": {"a": 1: 2}}`],
+    ['NUL padding after the document', `{"task": "t", "data": {"a": {"v": 1}}}\u0000\u0000`],
+    ['a form feed between entries', `{"task": "t", "data": {"a": {"v": 1},\f"b": {"v": 2}}}`],
+    ['a control character inside an entry', `{"task": "t", "data": {"a": {"v":\u0001 1}}}`],
   ])('reports %s as the hand parser does', (_, text) => expectSameDump(text));
 
   it('reads generated dumps exactly (statistics, md5, overflow NaN/inf, fused kernels, grouped stacks)', () => {

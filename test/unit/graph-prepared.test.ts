@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDumps } from '../../bench/dumpgen/generate.mjs';
 import { dumpOverflowLevels } from '../../server/graph/overflowLevels.js';
-import { readDumpDir, readDumpDirForBuild } from '../../server/graph/readDumpDir.js';
+import { readBytes, readDumpDir, readDumpDirForBuild, releaseFileBuffer } from '../../server/graph/readDumpDir.js';
+import { parseDumpJson } from '../../src/core/formats/dumpJson.js';
+import { toPy } from '../../src/core/formats/pyJsonNative.js';
 import { buildGraph } from '../../src/core/build/buildGraph.js';
 import { detectFramework, hasMd5 } from '../../src/core/compare/mode.js';
 import { formatItems } from '../../src/core/formats/itemFormat.js';
@@ -96,5 +98,50 @@ describe('reading dump directories entry by entry', () => {
       generateDumps({ ...c, out, bench: false, log: () => {} });
       for (const dir of dumpDirs(out)) expectSameReads(dir);
     }
+  });
+});
+
+describe('dump.json read from its bytes', () => {
+  it('decodes non-ASCII names, keys and values as the text reader does', () => {
+    const dir = path.join(tmp, 'utf8');
+    mkdirSync(dir, { recursive: true });
+    const t = (max: string) => `{"type": "torch.Tensor", "dtype": "torch.float32", "shape": [2], "Max": ${max}, "Min": 0.0, "Mean": 0.5, "Norm": 1.0, "requires_grad": false}`;
+    const dump =
+      `{\n "task": "statistics",\n "level": "mix",\n "framework": "pytorch",\n "dump_data_dir": "路径/é",\n "data": {\n` +
+      `  "Functional.线性.0.forward": {"input_args": [${t('1.0')}, {"type": "str", "value": "中文 ✓ \\u00e9"}], "output": [${t('NaN')}]},\n` +
+      `  "Tensor.add\\u00e9.0.forward": {"input_args": [${t('2')}], "output": [${t('-Infinity')}]}\n }\n}`;
+    writeFileSync(path.join(dir, 'dump.json'), dump);
+    writeFileSync(path.join(dir, 'construct.json'), JSON.stringify({ 'Functional.线性.0.forward': null, 'Tensor.addé.0.forward': null }));
+    writeFileSync(path.join(dir, 'stack.json'), JSON.stringify({ 'Functional.线性.0.forward': ['File 路径.py, line 1, in f, \n x'] }));
+    expectSameReads(dir);
+    const fast = readDumpDirForBuild(dir);
+    const oracle = parseDumpJson(readFileSync(path.join(dir, 'dump.json'), 'utf8'));
+    expect([...fast.head.top]).toEqual([...oracle.top].map(([k, v]) => [k, k === 'data' ? null : v]));
+    const names: string[] = [];
+    readDumpDir(dir).dump.data.forEach((entry, name) => {
+      names.push(name);
+      expect(toPy(entry)).toEqual(oracle.data.get(name));
+    });
+    expect(names).toEqual(['Functional.线性.0.forward', 'Tensor.addé.0.forward']);
+  });
+
+  it('rejects control characters outside strings (a truncated file padded with NULs)', () => {
+    const dir = path.join(tmp, 'nul');
+    generateDumps({ layers: 1, seed: 31, out: dir, bench: false, log: () => {} });
+    const npu = dumpDirs(dir)[0];
+    writeFileSync(path.join(npu, 'dump.json'), Buffer.concat([readFileSync(path.join(npu, 'dump.json')), Buffer.alloc(64)]));
+    expect(errorOf(() => readDumpDirForBuild(npu))).toMatch(/dump\.json.*Extra data|dump\.json:\d+:\d+/);
+    expectSameReads(npu);
+  });
+
+  it('gives the read buffer’s memory back when released (views of it read as empty)', () => {
+    const file = path.join(tmp, 'bytes.bin');
+    writeFileSync(file, Buffer.alloc(1 << 20, 7));
+    const view = readBytes(file);
+    expect(view.length).toBe(1 << 20);
+    releaseFileBuffer();
+    expect(view.length).toBe(0);
+    expect(readBytes(file)[5]).toBe(7);
+    releaseFileBuffer();
   });
 });

@@ -2,6 +2,8 @@ import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { parsePyJsonNative, toPy, TypingWalk, type DumpValue, type PlainDict } from './pyJsonNative.js';
 import { scanDocument, type DocScan, type MemberSpan } from './pyJsonScan.js';
+import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
 
 /** dump.json of one rank (msprobe-format.md §1.4), read in Python mode: NaN kept, int ≠ float, key order kept. */
 export interface DumpJson<V extends DumpValue = PyValue> {
@@ -25,13 +27,12 @@ export function parseDumpJson(text: string, file = 'dump.json'): DumpJson {
 }
 
 /**
- * The whole file through `visitDumpJson` (the native parser where it reads the file exactly), so entries' dicts
- * may be plain objects; top-level values other than `data` are in the Map form. Same values, same errors as
- * `parseDumpJson`.
+ * The whole file (its text, or its UTF-8 bytes) through `visitDumpJson`, so entries' dicts may be plain objects;
+ * top-level values other than `data` are in the Map form. Same values, same errors as `parseDumpJson`.
  */
-export function readDumpJson(text: string, file = 'dump.json'): DumpJson<DumpValue> {
+export function readDumpJson(src: string | Uint8Array, file = 'dump.json', decode: Utf8Decode = utf8Decode): DumpJson<DumpValue> {
   const data = new Map<string, DumpValue>();
-  const head = visitDumpJson(text, file, { entry: (name, entry) => void data.set(name, entry) });
+  const head = visitDumpJson(src, file, { entry: (name, entry) => void data.set(name, entry) }, decode);
   const top = new Map<string, DumpValue | Map<string, DumpValue>>(head.top);
   if (head.data === 'entries') top.set('data', data);
   return dumpJsonOf(top, file);
@@ -66,38 +67,80 @@ export interface DumpVisitor {
   entry(name: string, entry: DumpValue): void;
 }
 
-/** Entries parsed with one `JSON.parse`: about this many characters of text. */
-const BATCH_CHARS = 1 << 18;
+/**
+ * Entries parsed with one `JSON.parse`: about this many bytes of text. Under V8's large-object size (128 KiB), so
+ * each batch's text is an ordinary young object, gone at the next scavenge.
+ */
+const BATCH_BYTES = 1 << 16;
+
+/** dump.json's bytes, and its text, decoded only if a rare path needs it whole (the hand parser, its errors). */
+class DumpSource {
+  readonly bytes: Uint8Array;
+  private whole: string | undefined;
+
+  constructor(
+    src: string | Uint8Array,
+    readonly file: string,
+    readonly decode: Utf8Decode,
+  ) {
+    if (typeof src === 'string') {
+      this.whole = src;
+      this.bytes = utf8Bytes(src);
+    } else this.bytes = src;
+  }
+
+  /** The text of bytes[start, end). */
+  slice(start: number, end: number): string {
+    return this.decode(this.bytes, start, end);
+  }
+
+  /** The whole text; a file too large for one string is reported as such. */
+  text(): string {
+    if (this.whole === undefined) {
+      if (this.bytes.length > MAX_TEXT_BYTES) throw new DumpFileError(this.file, tooLargeForText(this.bytes.length));
+      this.whole = this.slice(0, this.bytes.length);
+    }
+    return this.whole;
+  }
+
+  /** The hand parser's tree of the whole file (and its errors, with line and column). */
+  parsed(): PyValue {
+    return parsePyJson(this.text(), { mode: 'python', file: this.file }) as PyValue;
+  }
+}
 
 /**
  * dump.json one entry at a time: `visit` gets each entry of `data` in file order (a name written twice: its last
  * value, in its first place, as Python's dict), parsed in batches of a few hundred, so no parse tree of the whole
- * file ever exists and each batch's tree is gone by the next (large dumps, memory). Values as `parseDumpJson`
- * gives them, except that dicts may be plain objects; errors as `parseDumpJson` throws them, before any entry is
- * visited when the file is malformed at its top levels, and always before this function returns.
+ * file ever exists and each batch's tree is gone by the next (large dumps, memory). Given the file's bytes, its
+ * text is never made whole either (see pyJsonScan.ts), unless the file is malformed or unusual. Values as
+ * `parseDumpJson` gives them, except that dicts may be plain objects; errors as `parseDumpJson` throws them, before
+ * any entry is visited when the file is malformed at its top levels, and always before this function returns.
+ * `decode` turns byte ranges into text (Node callers pass Buffer's, faster for the short keys).
  */
-export function visitDumpJson(text: string, file: string, visitor: DumpVisitor): DumpHead {
-  const scan = scanDocument(text);
-  if (!scan || !scan.top || !scan.data || hasDuplicates(scan.data)) return visitWhole(text, file, scan, visitor);
+export function visitDumpJson(src: string | Uint8Array, file: string, visitor: DumpVisitor, decode: Utf8Decode = utf8Decode): DumpHead {
+  const doc = new DumpSource(src, file, decode);
+  const scan = scanDocument(doc.bytes, decode);
+  if (!scan || !scan.top || !scan.data || hasDuplicates(scan.data)) return visitWhole(doc, scan, visitor);
   const top = new Map<string, PyValue>();
   // `data` keeps its first place; its (last) value is the entries visited below.
-  for (const m of scan.top) top.set(m.key, m.key === 'data' ? null : toPy(memberValue(text, file, scan, m)));
+  for (const m of scan.top) top.set(m.key, m.key === 'data' ? null : toPy(memberValue(doc, scan, m)));
   const entries = scan.data;
   for (let at = 0; at < entries.length; ) {
     if (!entries[at].plain) {
-      visitor.entry(entries[at].key, memberValue(text, file, scan, entries[at]));
+      visitor.entry(entries[at].key, memberValue(doc, scan, entries[at]));
       at++;
       continue;
     }
     let end = at + 1;
-    while (end < entries.length && entries[end].plain && entries[end].valueEnd - entries[at].keyStart < BATCH_CHARS) end++;
+    while (end < entries.length && entries[end].plain && entries[end].valueEnd - entries[at].keyStart < BATCH_BYTES) end++;
     let batch: PlainDict;
     try {
-      batch = JSON.parse('{' + text.slice(entries[at].keyStart, entries[end - 1].valueEnd) + '}') as PlainDict;
+      batch = JSON.parse('{' + doc.slice(entries[at].keyStart, entries[end - 1].valueEnd) + '}') as PlainDict;
     } catch {
       // Malformed inside these entries: the hand parser says where (and throws); should it read them after all,
       // the rest comes from its tree.
-      const rest = dumpJsonOf(parsePyJson(text, { mode: 'python', file }) as Map<string, PyValue>, file).data;
+      const rest = dumpJsonOf(doc.parsed() as Map<string, PyValue>, file).data;
       for (; at < entries.length; at++) visitor.entry(entries[at].key, rest.get(entries[at].key)!);
       break;
     }
@@ -106,7 +149,7 @@ export function visitDumpJson(text: string, file: string, visitor: DumpVisitor):
       const walk = new TypingWalk(scan, e.kindStart, e.bigStart);
       const value = walk.value(batch[e.key]);
       // A repeated key inside the entry makes the tree smaller than the text: the hand parser reads it.
-      visitor.entry(e.key, walk.at === e.kindEnd && walk.keys === e.keyCount ? value : handParsed(text, file, e));
+      visitor.entry(e.key, walk.at === e.kindEnd && walk.keys === e.keyCount ? value : handParsed(doc, e));
     }
   }
   return { top, data: 'entries' };
@@ -122,35 +165,35 @@ function hasDuplicates(entries: MemberSpan[]): boolean {
 }
 
 /** One member's value: the native parser when it gives the value exactly, else the hand parser. */
-function memberValue(text: string, file: string, scan: DocScan, m: MemberSpan): DumpValue {
-  if (!m.plain) return handParsed(text, file, m);
+function memberValue(doc: DumpSource, scan: DocScan, m: MemberSpan): DumpValue {
+  if (!m.plain) return handParsed(doc, m);
   let value: DumpValue;
   try {
-    value = JSON.parse(text.slice(m.valueStart, m.valueEnd)) as DumpValue;
+    value = JSON.parse(doc.slice(m.valueStart, m.valueEnd)) as DumpValue;
   } catch {
-    return handParsed(text, file, m);
+    return handParsed(doc, m);
   }
   const walk = new TypingWalk(scan, m.kindStart, m.bigStart);
   value = walk.value(value);
-  return walk.at === m.kindEnd && walk.keys === m.keyCount ? value : handParsed(text, file, m);
+  return walk.at === m.kindEnd && walk.keys === m.keyCount ? value : handParsed(doc, m);
 }
 
 /** The hand parser on one member's text; a problem there is reported for the whole file, with its position. */
-function handParsed(text: string, file: string, m: MemberSpan): PyValue {
+function handParsed(doc: DumpSource, m: MemberSpan): PyValue {
   try {
-    return parsePyJson(text.slice(m.valueStart, m.valueEnd), { mode: 'python', file }) as PyValue;
+    return parsePyJson(doc.slice(m.valueStart, m.valueEnd), { mode: 'python', file: doc.file }) as PyValue;
   } catch (e) {
-    parsePyJson(text, { mode: 'python', file });
+    doc.parsed();
     throw e;
   }
 }
 
 /** Files the batched reading does not handle (not an object, no `data` dict, repeated names): read whole. */
-function visitWhole(text: string, file: string, scan: DocScan | null, visitor: DumpVisitor): DumpHead {
-  const native = parsePyJsonNative(text, scan)?.value;
-  const value = native !== undefined && native !== null && typeof native === 'object' && !Array.isArray(native) ? native : parsePyJson(text, { mode: 'python', file });
+function visitWhole(doc: DumpSource, scan: DocScan | null, visitor: DumpVisitor): DumpHead {
+  const native = scan ? parsePyJsonNative(doc.bytes, scan, doc.decode)?.value : undefined;
+  const value = native !== undefined && native !== null && typeof native === 'object' && !Array.isArray(native) ? native : doc.parsed();
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new DumpFileError(file, 'the top level must be a JSON object');
+    throw new DumpFileError(doc.file, 'the top level must be a JSON object');
   }
   const top = new Map<string, PyValue>();
   let dataValue: DumpValue | undefined;

@@ -1,5 +1,6 @@
 import type { PyValue } from './pyJson.js';
 import { Kind, scanDocument, type DocScan } from './pyJsonScan.js';
+import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
 
 /**
  * The fast way to read a large Python-written JSON file (dump.json): the native `JSON.parse`, about four times
@@ -52,12 +53,26 @@ export function nativeObject(text: string): Record<string, unknown> | null {
   return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }
 
-/** The tree of `text`, or undefined when this reader cannot read the file exactly (see above). */
-export function parsePyJsonNative(text: string, scan: DocScan | null = scanDocument(text)): { value: DumpValue } | undefined {
+/**
+ * The tree of a JSON file (its text, or its UTF-8 bytes with their `scan`), or undefined when this reader cannot
+ * read it exactly (see above).
+ */
+export function parsePyJsonNative(
+  src: string | Uint8Array,
+  scan?: DocScan | null,
+  decode: Utf8Decode = utf8Decode,
+): { value: DumpValue } | undefined {
+  const bytes = typeof src === 'string' ? utf8Bytes(src) : src;
+  if (scan === undefined) scan = scanDocument(bytes, decode);
   if (!scan || !scan.keysPlain) return undefined;
   let value: DumpValue;
   try {
-    value = JSON.parse(scan.specials.length ? replaceSpecials(text, scan.specials, 0, text.length) : text) as DumpValue;
+    const text = scan.specials.length
+      ? replaceSpecials(bytes, scan.specials, 0, bytes.length, decode)
+      : typeof src === 'string'
+        ? src
+        : decode(bytes, 0, bytes.length);
+    value = JSON.parse(text) as DumpValue;
   } catch {
     return undefined;
   }
@@ -67,16 +82,16 @@ export function parsePyJsonNative(text: string, scan: DocScan | null = scanDocum
   return { value };
 }
 
-/** text[from, to) with the NaN/Infinity tokens in it replaced by `0` (their kinds say what they were). */
-export function replaceSpecials(text: string, specials: number[], from: number, to: number): string {
+/** The text of bytes[from, to) with the NaN/Infinity tokens in it replaced by `0` (their kinds say what they were). */
+export function replaceSpecials(bytes: Uint8Array, specials: number[], from: number, to: number, decode: Utf8Decode = utf8Decode): string {
   const parts: string[] = [];
   let at = from;
   for (let k = 0; k < specials.length; k += 2) {
     if (specials[k] < from || specials[k] >= to) continue;
-    parts.push(text.slice(at, specials[k]), '0');
+    parts.push(decode(bytes, at, specials[k]), '0');
     at = specials[k + 1];
   }
-  parts.push(text.slice(at, to));
+  parts.push(decode(bytes, at, to));
   return parts.join('');
 }
 

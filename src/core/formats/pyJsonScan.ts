@@ -1,11 +1,18 @@
+import { utf8Decode, type Utf8Decode } from './utf8.js';
+
 /**
- * The pre-scan of pyJsonNative.ts: one pass over a Python-written JSON text that notes, for every number token in
- * file order, whether Python wrote it as an int or a float (`JSON.parse` cannot tell `423` from `423.0`), where the
- * `NaN`/`Infinity` tokens are (`JSON.parse` rejects them), and which keys would not survive in a JS object
- * (integer-like keys move to the front; escaped keys might decode to one). For a top-level object it also notes
- * where each member's value is, and for a top-level `data` object where each entry's value is, so dump.json can be
- * parsed one batch of entries at a time. Strings are skipped with `indexOf`; only the text between them is read
- * character by character.
+ * The pre-scan of pyJsonNative.ts: one pass over a Python-written JSON file's UTF-8 bytes that notes, for every
+ * number token in file order, whether Python wrote it as an int or a float (`JSON.parse` cannot tell `423` from
+ * `423.0`), where the `NaN`/`Infinity` tokens are (`JSON.parse` rejects them), and which keys would not survive in a
+ * JS object (integer-like keys move to the front; escaped keys might decode to one). For a top-level object it also
+ * notes where each member's value is, and for a top-level `data` object where each entry's value is, so dump.json
+ * can be parsed one batch of entries at a time. Strings are skipped with `indexOf`; only the bytes between them
+ * are read one by one.
+ *
+ * It reads bytes, not text: a dump.json of tens or hundreds of megabytes then never becomes one string (a string
+ * that large lives until a full collection, and none may exceed 512 MiB). Positions are byte offsets; JSON's
+ * structural characters are ASCII, and the bytes of a multi-byte character are all ≥ 0x80, so none is mistaken
+ * for one. Only keys are decoded here (with `decode`).
  *
  * Structure is checked at the top two levels (key, ':', value, ',' …); below that `JSON.parse` checks it.
  */
@@ -20,13 +27,13 @@ export const enum Kind {
   MinusInfinity = 5,
 }
 
-/** A member of the top-level object, or an entry of its `data` object. */
+/** A member of the top-level object, or an entry of its `data` object (positions: byte offsets). */
 export interface MemberSpan {
   /** The key, decoded. */
   key: string;
   /** Where the key's opening quote is. */
   keyStart: number;
-  /** The value's text is [valueStart, valueEnd). */
+  /** The value's bytes are [valueStart, valueEnd). */
   valueStart: number;
   valueEnd: number;
   /** Its numbers are kinds[kindStart, kindEnd); its long ints start at bigInts[bigStart]. */
@@ -63,9 +70,9 @@ const enum Expect {
   CommaOrEnd,
 }
 
-/** The scan of `text`, or null when it cannot be a JSON text the fast readers handle (the hand parser decides). */
-export function scanDocument(text: string): DocScan | null {
-  return new Scanner(text).run();
+/** The scan of `bytes`, or null when they cannot be a JSON text the fast readers handle (the hand parser decides). */
+export function scanDocument(bytes: Uint8Array, decode: Utf8Decode = utf8Decode): DocScan | null {
+  return new Scanner(bytes, decode).run();
 }
 
 // A class rather than a function with inner closures: closures are new objects on every call, which makes the
@@ -93,7 +100,12 @@ class Scanner {
   private dataDepth = 0;
   private lastEnd = 0;
 
-  constructor(private readonly text: string) {
+  constructor(
+    private text: Uint8Array,
+    private readonly decode: Utf8Decode,
+  ) {
+    // A plain Uint8Array view: a Buffer's own indexOf is a native call, slower than V8's for the short strings here.
+    if (text.constructor !== Uint8Array) this.text = new Uint8Array(text.buffer, text.byteOffset, text.length);
     this.n = text.length;
     this.kinds = new Uint8Array(Math.max(1024, this.n >> 5));
   }
@@ -150,17 +162,17 @@ class Scanner {
   private string(i: number): number {
     const text = this.text;
     const n = this.n;
-    let j = text.indexOf('"', i + 1);
-    while (j > 0 && text.charCodeAt(j - 1) === 0x5c) {
+    let j = text.indexOf(0x22, i + 1);
+    while (j > 0 && text[j - 1] === 0x5c) {
       let b = j - 1;
-      while (text.charCodeAt(b) === 0x5c) b--;
+      while (text[b] === 0x5c) b--;
       if (((j - 1 - b) & 1) === 0) break;
-      j = text.indexOf('"', j + 1);
+      j = text.indexOf(0x22, j + 1);
     }
     if (j < 0) return -1;
     let m = j + 1;
-    while (m < n && text.charCodeAt(m) <= 0x20) m++;
-    if (text.charCodeAt(m) !== 0x3a) {
+    while (m < n && isSpace(text[m])) m++;
+    if (m >= n || text[m] !== 0x3a) {
       if (!this.valueStarts(i)) this.topValid = false;
       this.lastEnd = j + 1;
       return j + 1;
@@ -170,7 +182,7 @@ class Scanner {
     let escaped = false;
     let digitsOnly = j > i + 1;
     for (let k = i + 1; k < j; k++) {
-      const d = text.charCodeAt(k);
+      const d = text[k];
       if (d === 0x5c) escaped = true;
       if (d < 0x30 || d > 0x39) digitsOnly = false;
     }
@@ -178,15 +190,20 @@ class Scanner {
     if (escaped || digitsOnly) this.keysPlain = false;
     if (this.depth === 1 && this.isObject[0]) {
       if (this.expect1 !== Expect.Key && this.expect1 !== Expect.KeyOrEnd) return -1;
-      this.member = this.span(escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j), i);
+      this.member = this.span(this.key(i, j, escaped), i);
       this.expect1 = Expect.Value;
     } else if (this.depth === 2 && this.dataDepth === 2) {
       if (this.expect2 !== Expect.Key && this.expect2 !== Expect.KeyOrEnd) return -1;
-      this.entry = this.span(escaped ? (JSON.parse(text.slice(i, j + 1)) as string) : text.slice(i + 1, j), i);
+      this.entry = this.span(this.key(i, j, escaped), i);
       this.expect2 = Expect.Value;
     } else if (escaped || digitsOnly) this.notPlain();
     this.lastEnd = j + 1;
     return m + 1;
+  }
+
+  /** The key whose quotes are at i and j. */
+  private key(i: number, j: number, escaped: boolean): string {
+    return escaped ? (JSON.parse(this.decode(this.text, i, j + 1)) as string) : this.decode(this.text, i + 1, j);
   }
 
   /** A ','; false when it is where none may be. */
@@ -246,8 +263,8 @@ class Scanner {
   private number(i: number, c: number): number {
     const text = this.text;
     if (!this.valueStarts(i)) this.topValid = false;
-    if (c === 0x2d && text.charCodeAt(i + 1) === 0x49) {
-      if (!text.startsWith('-Infinity', i)) return -1;
+    if (c === 0x2d && text[i + 1] === 0x49) {
+      if (!startsWith(text, '-Infinity', i)) return -1;
       this.specials.push(i, i + 9);
       this.push(Kind.MinusInfinity);
       this.notPlain();
@@ -255,15 +272,15 @@ class Scanner {
     }
     let k = c === 0x2d ? i + 1 : i;
     const digitsStart = k;
-    let e = text.charCodeAt(k);
-    while (e >= 0x30 && e <= 0x39) e = text.charCodeAt(++k);
+    let e = k < this.n ? text[k] : -1;
+    while (e >= 0x30 && e <= 0x39) e = ++k < this.n ? text[k] : -1;
     const digits = k - digitsStart;
     if (e === 0x2e || e === 0x65 || e === 0x45) {
-      e = text.charCodeAt(++k);
-      while ((e >= 0x30 && e <= 0x39) || e === 0x2b || e === 0x2d || e === 0x65 || e === 0x45 || e === 0x2e) e = text.charCodeAt(++k);
+      e = ++k < this.n ? text[k] : -1;
+      while ((e >= 0x30 && e <= 0x39) || e === 0x2b || e === 0x2d || e === 0x65 || e === 0x45 || e === 0x2e) e = ++k < this.n ? text[k] : -1;
       this.push(Kind.Float);
     } else if (digits > 15) {
-      this.bigInts.push(text.slice(i, k));
+      this.bigInts.push(this.decode(text, i, k));
       this.push(Kind.BigInt);
     } else this.push(Kind.Int);
     return (this.lastEnd = k);
@@ -277,7 +294,7 @@ class Scanner {
     else if (c === 0x6e) word = 'null';
     else if (c === 0x4e) word = 'NaN';
     else if (c === 0x49) word = 'Infinity';
-    if (!word || !this.text.startsWith(word, i)) return -1;
+    if (!word || !startsWith(this.text, word, i)) return -1;
     if (!this.valueStarts(i)) this.topValid = false;
     if (c === 0x4e || c === 0x49) {
       this.specials.push(i, i + word.length);
@@ -292,8 +309,10 @@ class Scanner {
     const n = this.n;
     let i = 0;
     while (i < n) {
-      const c = text.charCodeAt(i);
+      const c = text[i];
       if (c <= 0x20) {
+        // JSON's four whitespace characters; any other control character (a NUL of a truncated file) is an error.
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return null;
         i++;
       } else if (c === 0x22) {
         i = this.string(i);
@@ -327,4 +346,15 @@ class Scanner {
       data: isTopObject ? this.data : null,
     };
   }
+}
+
+/** `word` (ASCII) is at bytes[at]. */
+function startsWith(bytes: Uint8Array, word: string, at: number): boolean {
+  if (at + word.length > bytes.length) return false;
+  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

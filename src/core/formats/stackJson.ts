@@ -3,6 +3,7 @@ import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyStr, pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
 import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { utf8Bytes, utf8Decode } from './utf8.js';
 
 export const STACK_NOT_DICT_PROBLEM =
   'The format of the stack.json is incorrect, the outermost layer of stack.json should be a dict type.';
@@ -14,10 +15,10 @@ export const STACK_NOT_DICT_PROBLEM =
  * `input` is the file's text or its UTF-8 bytes (the common case then never becomes one string).
  */
 export function parseStackJson(input: string | Uint8Array, file = 'stack.json'): Map<string, string[]> {
-  const scanned = scanOldFormat(typeof input === 'string' ? encoder.encode(input) : input);
+  const scanned = scanOldFormat(typeof input === 'string' ? utf8Bytes(input) : input);
   if (scanned) return scanned;
   if (typeof input !== 'string' && input.length > MAX_TEXT_BYTES) throw new DumpFileError(file, tooLargeForText(input.length));
-  const text = typeof input === 'string' ? input : decoder.decode(input);
+  const text = typeof input === 'string' ? input : utf8Decode(input, 0, input.length);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
   const out = new Map<string, string[]>();
@@ -50,8 +51,6 @@ export function parseStackJson(input: string | Uint8Array, file = 'stack.json'):
   return out;
 }
 
-const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-const encoder = new TextEncoder();
 
 /**
  * The common case, an old-format file (`{name: [lines]}`) that repeats a few hundred distinct stacks thousands of
@@ -78,7 +77,7 @@ function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
     if (i < 0) return null;
     let escaped = false;
     for (let k = keyStart + 1; k < i - 1 && !escaped; k++) escaped = bytes[k] === 0x5c;
-    const keyText = decoder.decode(bytes.subarray(keyStart, i));
+    const keyText = utf8Decode(bytes, keyStart, i);
     const key = escaped ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
     // The new format's group numbers: the general path decides between the formats.
     if (key === '0') return null;
@@ -110,7 +109,7 @@ function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
     for (let k = 1; k <= 8; k++) print = (Math.imul(print, 31) + bytes[valueStart + ((length * k) >> 3) - 1]) | 0;
     let candidates = byPrint.get(print);
     if (!candidates) byPrint.set(print, (candidates = []));
-    const raw = decoder.decode(bytes.subarray(valueStart, i));
+    const raw = utf8Decode(bytes, valueStart, i);
     let lines: string[] | undefined;
     for (const c of candidates) {
       if (c.raw === raw) {
