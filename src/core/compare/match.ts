@@ -1,5 +1,7 @@
 import type { Graph, GraphNode, RawItem } from '../model/graph.js';
 import { NodeOp } from '../model/graph.js';
+import { Item } from '../model/item.js';
+import type { PyValue } from '../formats/pyJson.js';
 import { pyEquals } from './pyNumber.js';
 
 /**
@@ -21,13 +23,40 @@ type OnMatch = (npuNode: GraphNode, benchNode: GraphNode) => void;
 /** msprobe `compare_data`: same count, and positional pairs with equal raw `type` and `shape`. */
 function sameStructure(a: Map<string, RawItem>, b: Map<string, RawItem>): boolean {
   if (a.size !== b.size) return false;
+  if (a.size === 0) return true;
   const ib = b.values();
   for (const x of a.values()) {
     const y = ib.next().value as RawItem;
-    if (!pyEquals(x.get('type'), y.get('type'))) return false;
-    if (!pyEquals(x.get('shape'), y.get('shape'))) return false;
+    if (x instanceof Item && y instanceof Item) {
+      // The positions of `type` and `shape` are known from the items' shapes (no key lookups).
+      if (!sameRaw(valueAt(x, x.shape.typeAt), valueAt(y, y.shape.typeAt))) return false;
+      if (!sameRaw(valueAt(x, x.shape.shapeAt), valueAt(y, y.shape.shapeAt))) return false;
+    } else {
+      if (!pyEquals(x.get('type'), y.get('type'))) return false;
+      if (!pyEquals(x.get('shape'), y.get('shape'))) return false;
+    }
   }
   return true;
+}
+
+function valueAt(item: Item, at: number): PyValue | undefined {
+  return at < 0 ? undefined : item.vals[at];
+}
+
+/**
+ * `pyEquals`, answered at once for the usual pairs: the same string or int (small ints are shared bigints), or
+ * lists of such (shapes). Items of the two graphs never share a list, so identity says nothing beyond equality.
+ */
+function sameRaw(a: PyValue | undefined, b: PyValue | undefined): boolean {
+  if (a === b && typeof a !== 'number') return true;
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i];
+      if (x !== b[i] || typeof x === 'number' || (x !== null && typeof x === 'object')) return pyEquals(a, b);
+    }
+    return true;
+  }
+  return pyEquals(a, b);
 }
 
 /** msprobe `compare_data_fuzzy`: positional pairs (up to the shorter side) with equal raw `shape`. */
@@ -41,12 +70,6 @@ function sameShapes(a: Map<string, RawItem>, b: Map<string, RawItem>): boolean {
   return true;
 }
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /** Links in the fuzzy / layer-mapping style: each side points at the other side's path. */
 function crossLink(n: GraphNode, b: GraphNode): void {
   const ancestorsN = n.ancestors();
@@ -56,42 +79,44 @@ function crossLink(n: GraphNode, b: GraphNode): void {
 }
 
 /**
- * `node.ancestors()` for many nodes of one graph: a node's list is its parent's plus the parent, so each list is
- * made once from the parent's instead of walking up to the root every time.
+ * `b.ancestors()` equals `list`, walked up from `b` without making b's list. A chain with a cycle has the empty
+ * list (GraphNode.ancestors), so only an empty `list` needs the full answer.
  */
-function ancestorCache(): (node: GraphNode) => readonly string[] {
-  const known = new Map<GraphNode, readonly string[]>();
-  const of = (node: GraphNode): readonly string[] => {
-    let list = known.get(node);
-    if (list) return list;
-    const parent = node.upnode;
-    const above = parent ? known.get(parent) : undefined;
-    // Without the parent's list (or with a cycle above, whose list is empty) the walk decides.
-    list = parent && above && (above.length > 0 || !parent.upnode) ? [...above, parent.id] : node.ancestors();
-    known.set(node, list);
-    return list;
-  };
-  return of;
+function hasAncestors(b: GraphNode, list: readonly string[]): boolean {
+  if (list.length === 0) return b.upnode === null || b.ancestors().length === 0;
+  let p = b.upnode;
+  for (let i = list.length - 1; i >= 0; i--) {
+    if (p === null || p.id !== list[i]) return false;
+    p = p.upnode;
+  }
+  return p === null;
 }
 
 function matchExact(npu: Graph, bench: Graph, onMatch: OnMatch): void {
-  const ancestorsN = ancestorCache();
-  const ancestorsB = ancestorCache();
   const queue: GraphNode[] = [npu.root];
+  // Each queued node's ancestors, from its parent's list (null: its own walk decides, see below).
+  const above: Array<readonly string[] | null> = [null];
   for (let qi = 0; qi < queue.length; qi++) {
     const n = queue[qi];
+    const ancestors = above[qi] ?? n.ancestors();
+    above[qi] = null;
+    let childList: readonly string[] | null = null;
     const b = bench.nodeMap.get(n.id);
-    if (b && sameStructure(n.inputData, b.inputData) && sameStructure(n.outputData, b.outputData)) {
-      const ancestors = ancestorsN(n);
-      if (sameList(ancestors, ancestorsB(b))) {
-        // msprobe shares one list between both nodes (nothing changes it afterwards).
-        const link = [...ancestors, b.id];
-        n.matchedNodeLink = link;
-        b.matchedNodeLink = link;
-        onMatch(n, b);
-      }
+    if (b && sameStructure(n.inputData, b.inputData) && sameStructure(n.outputData, b.outputData) && hasAncestors(b, ancestors)) {
+      // msprobe shares one list between both nodes (nothing changes it afterwards); it is also the children's
+      // ancestors.
+      const link = [...ancestors, b.id];
+      n.matchedNodeLink = link;
+      b.matchedNodeLink = link;
+      childList = link;
+      onMatch(n, b);
     }
-    for (const child of n.subnodes) queue.push(child);
+    // Without the parent's list (or with a cycle above, whose list is empty) the child's own walk decides.
+    const passDown = ancestors.length > 0 || !n.upnode;
+    for (const child of n.subnodes) {
+      queue.push(child);
+      above.push(passDown && child.upnode === n ? (childList ??= [...ancestors, n.id]) : null);
+    }
   }
 }
 

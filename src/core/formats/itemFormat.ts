@@ -80,6 +80,13 @@ interface RenderPlan {
   keep: number[];
   /** `"key": ` of each kept field. */
   keyTexts: string[];
+  /**
+   * Each kept field's text before its value at one layout (`{` or the separator, its indent, `"key": `): one
+   * string a field instead of three keeps the output's ropes shorter. Made for the last layout asked for (a file
+   * has one), with `layout` its field separator.
+   */
+  prefixes: string[];
+  layout: string | null;
   /** Index in `keep` of `Max` (a "null" Max makes the item `{"value": "null"}`), or -1. */
   maxAt: number;
   /** Index in `keep` of `error_key` (E0 files), or -1. */
@@ -95,7 +102,7 @@ function planFor(shape: ItemShape, dropped: ReadonlySet<string>): RenderPlan {
   if (!byDropped) plans.set(shape, (byDropped = new Map()));
   let plan = byDropped.get(dropped);
   if (plan) return plan;
-  plan = { keep: [], keyTexts: [], maxAt: -1, errorKeyAt: -1, typeIndex: shape.index.get('type') ?? -1 };
+  plan = { keep: [], keyTexts: [], prefixes: [], layout: null, maxAt: -1, errorKeyAt: -1, typeIndex: shape.index.get('type') ?? -1 };
   shape.keys.forEach((k, i) => {
     if (dropped.has(k)) return;
     if (k === 'Max') plan!.maxAt = plan!.keep.length;
@@ -105,6 +112,14 @@ function planFor(shape: ItemShape, dropped: ReadonlySet<string>): RenderPlan {
   });
   byDropped.set(dropped, plan);
   return plan;
+}
+
+function prefixesFor(plan: RenderPlan, fieldOpen: string, fieldSep: string): string[] {
+  if (plan.layout !== fieldSep) {
+    plan.prefixes = plan.keyTexts.map((k, j) => (j === 0 ? fieldOpen : fieldSep) + k);
+    plan.layout = fieldSep;
+  }
+  return plan.prefixes;
 }
 
 function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<string>, indent: number | null, level: number): string {
@@ -124,13 +139,14 @@ function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<st
       const plan = planFor(item.shape, dropped);
       const vals = item.vals;
       if (plan.typeIndex < 0 || vals[plan.typeIndex] !== 'torch.ProcessGroup') {
-        const { keep, keyTexts, maxAt, errorKeyAt } = plan;
+        const { keep, maxAt, errorKeyAt } = plan;
         if (keep.length === 0) {
           out += '{}';
           continue;
         }
+        const prefixes = prefixesFor(plan, fieldOpen, fieldSep);
         let allNull = false;
-        let body = fieldOpen;
+        let body = '';
         for (let j = 0; j < keep.length; j++) {
           const value = vals[keep[j]];
           let text: string;
@@ -139,7 +155,7 @@ function renderItems(data: ReadonlyMap<string, RawItem>, dropped: ReadonlySet<st
             text = valueJson(value);
             if (j === maxAt && text === '"null"') allNull = true;
           }
-          body += j === 0 ? keyTexts[j] + text : fieldSep + keyTexts[j] + text;
+          body += prefixes[j] + text;
         }
         out += allNull ? nullItem : body + fieldClose;
         continue;

@@ -4,9 +4,9 @@ import { itemsJsonText } from './itemFormat.js';
 import {
   JsonFragment,
   LazyObject,
+  floatText,
   newlineIndent,
   numberText,
-  PyFloat,
   pyJsonString,
   renderPyJson,
   stringListJson,
@@ -36,11 +36,13 @@ export interface VisFileContent {
 export function visJsonTree(content: VisFileContent, marks?: (mark: DistributedMark) => void): JsonTree {
   const md5Mode = content.task === 'md5';
   const top = new Map<string, JsonTree>();
+  const ids = new Map<string, string>();
+  const texts: FileTexts = { stack: stackTexts(), links: linkTexts(ids), ids };
   if (content.bench) {
-    top.set('NPU', graphTree(content.npu, md5Mode, 'NPU', marks));
-    top.set('Bench', graphTree(content.bench, md5Mode, 'Bench', marks));
+    top.set('NPU', graphTree(content.npu, md5Mode, texts, 'NPU', marks));
+    top.set('Bench', graphTree(content.bench, md5Mode, texts, 'Bench', marks));
   } else {
-    for (const [k, v] of graphTree(content.npu, md5Mode, null, marks)) top.set(k, v);
+    for (const [k, v] of graphTree(content.npu, md5Mode, texts, null, marks)) top.set(k, v);
   }
   // msprobe writes these only when truthy.
   if (content.toolTip) top.set('ToolTip', content.toolTip);
@@ -78,21 +80,27 @@ export function distributedMember(value: unknown, mark: DistributedMark): string
   return ',' + newlineIndent(4 * mark.level) + '"matched_distributed": ' + renderPyJson(value as JsonTree, 4, mark.level);
 }
 
-function graphTree(graph: Graph, md5Mode: boolean, side: 'NPU' | 'Bench' | null, marks?: (mark: DistributedMark) => void): Map<string, JsonTree> {
+function graphTree(
+  graph: Graph,
+  md5Mode: boolean,
+  texts: FileTexts,
+  side: 'NPU' | 'Bench' | null,
+  marks?: (mark: DistributedMark) => void,
+): Map<string, JsonTree> {
   return new Map<string, JsonTree>([
     ['root', graph.root.id],
     ['dump_data_dir', graph.dumpDataDir],
-    ['node', new LazyObject(() => nodeEntries(graph, md5Mode, side, marks))],
+    ['node', new LazyObject(() => nodeEntries(graph, md5Mode, texts, side, marks))],
   ]);
 }
 
 function* nodeEntries(
   graph: Graph,
   md5Mode: boolean,
+  texts: FileTexts,
   side: 'NPU' | 'Bench' | null,
   marks?: (mark: DistributedMark) => void,
 ): Iterable<[string, JsonTree]> {
-  const texts: FileTexts = { stack: stackTexts(), ids: new Map() };
   for (const [id, node] of graph.nodeMap) {
     if (!marks || !id.startsWith('Distributed')) {
       yield [id, new JsonFragment((indent, level) => nodeJson(node, md5Mode, texts, indent, level).text)];
@@ -118,7 +126,25 @@ function* nodeEntries(
 /** JSON texts a file's nodes share: stacks, and node ids (every descendant's matched_node_link lists its ancestors). */
 interface FileTexts {
   stack: (lines: string[], indent: number | null, level: number) => string;
+  /** matched_node_link lists: exact matching gives both nodes of a pair the same list, rendered once. */
+  links: (ids: readonly string[], indent: number | null, level: number) => string;
   ids: Map<string, string>;
+}
+
+function idJson(id: string, known: Map<string, string>): string {
+  let text = known.get(id);
+  if (text === undefined) known.set(id, (text = pyJsonString(id)));
+  return text;
+}
+
+/** `subnodes` as the writer puts it at `level` (idListJson of the children's ids, without a list of them). */
+function subnodesJson(node: GraphNode, known: Map<string, string>, indent: number | null, level: number): string {
+  const subs = node.subnodes;
+  if (subs.length === 0) return '[]';
+  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
+  let out = (indent === null ? '[' : '[' + newlineIndent(indent * (level + 1))) + idJson(subs[0].id, known);
+  for (let i = 1; i < subs.length; i++) out += sep + idJson(subs[i].id, known);
+  return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
 }
 
 /** A list of node ids as the writer puts it at `level`, each id's JSON text made once per file. */
@@ -134,6 +160,15 @@ function idListJson(ids: readonly string[], known: Map<string, string>, indent: 
   return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
 }
 
+function linkTexts(ids: Map<string, string>): (list: readonly string[], indent: number | null, level: number) => string {
+  const cache = new WeakMap<readonly string[], string>();
+  return (list, indent, level) => {
+    let text = cache.get(list);
+    if (text === undefined) cache.set(list, (text = idListJson(list, ids, indent, level)));
+    return text;
+  };
+}
+
 /** Stacks are shared arrays (interned stack.json entries, backward twins): each is rendered once per file. */
 function stackTexts(): (lines: string[], indent: number | null, level: number) => string {
   const cache = new Map<string[], string>();
@@ -145,10 +180,41 @@ function stackTexts(): (lines: string[], indent: number | null, level: number) =
   };
 }
 
+/** A node's member keys with the separator before them (`,\n        "node_type": `), per nesting level. */
+const MEMBER_KEYS = [
+  'node_type',
+  'output_data',
+  'input_data',
+  'upnode',
+  'subnodes',
+  'matched_node_link',
+  'suggestions',
+  'stack_info',
+  'micro_step_id',
+  'data',
+  'matched_distributed',
+  'parallel_merge_info',
+] as const;
+type MemberKey = (typeof MEMBER_KEYS)[number];
+const memberPrefixes = new Map<string, Record<MemberKey, string>>();
+
+function memberPrefixesAt(indent: number | null, inner: number): Record<MemberKey, string> {
+  const sep = indent === null ? ', "' : ',' + newlineIndent(indent * inner) + '"';
+  let prefixes = memberPrefixes.get(sep);
+  if (!prefixes) {
+    prefixes = {} as Record<MemberKey, string>;
+    for (const k of MEMBER_KEYS) prefixes[k] = sep + k + '": ';
+    memberPrefixes.set(sep, prefixes);
+  }
+  return prefixes;
+}
+
 /**
  * One node object, as `json.dumps(indent)` writes it at `level` (`{id, node_type, output_data, input_data, upnode,
  * subnodes, matched_node_link, suggestions, stack_info, [micro_step_id], data, [matched_distributed],
- * [parallel_merge_info]}`), straight to text: the writer's generic walk would need a Map per node.
+ * [parallel_merge_info]}`), straight to text: the writer's generic walk would need a Map per node. Texts are
+ * joined from as few pieces as possible (each member's separator and key are one string): the file is a rope of
+ * them until it is written, and every piece costs an allocation and a step when it is copied out.
  */
 function nodeJson(
   node: GraphNode,
@@ -158,39 +224,43 @@ function nodeJson(
   level: number,
 ): { text: string; afterData: number } {
   const inner = level + 1;
-  const sep = indent === null ? ', "' : ',' + newlineIndent(indent * inner) + '"';
+  const key = memberPrefixesAt(indent, inner);
   const opts = { era: 'vis202507' as const, md5Mode };
   let out = (indent === null ? '{"id": ' : '{' + newlineIndent(indent * inner) + '"id": ') + pyJsonString(node.id);
-  out += sep + 'node_type": ' + numberText(node.op);
-  out += sep + 'output_data": ' + itemsJsonText(node.outputData, node.id, opts, indent, inner);
-  out += sep + 'input_data": ' + itemsJsonText(node.inputData, node.id, opts, indent, inner);
-  out += sep + 'upnode": ' + pyJsonString(node.upnode ? node.upnode.id : 'None');
-  out += sep + 'subnodes": ' + idListJson(node.subnodes.map((n) => n.id), texts.ids, indent, inner);
-  out += sep + 'matched_node_link": ' + idListJson(node.matchedNodeLink, texts.ids, indent, inner);
-  out += sep + 'suggestions": {}';
-  out += sep + 'stack_info": ' + texts.stack(node.stackInfo, indent, inner);
-  if (node.microStepId !== null) out += sep + 'micro_step_id": ' + numberText(node.microStepId);
-  out += sep + 'data": ' + renderPyJson(nodeDataTree(node), indent, inner);
+  out += key.node_type + numberText(node.op);
+  out += key.output_data + itemsJsonText(node.outputData, node.id, opts, indent, inner);
+  out += key.input_data + itemsJsonText(node.inputData, node.id, opts, indent, inner);
+  out += key.upnode + (node.upnode ? idJson(node.upnode.id, texts.ids) : '"None"');
+  out += key.subnodes + subnodesJson(node, texts.ids, indent, inner);
+  out += key.matched_node_link + texts.links(node.matchedNodeLink, indent, inner);
+  out += key.suggestions + '{}';
+  out += key.stack_info + texts.stack(node.stackInfo, indent, inner);
+  if (node.microStepId !== null) out += key.micro_step_id + numberText(node.microStepId);
+  out += key.data + nodeDataJson(node, indent, inner);
   const afterData = out.length;
   if (isNonEmpty(node.matchedDistributed)) {
-    out += sep + 'matched_distributed": ' + renderPyJson(node.matchedDistributed as JsonTree, indent, inner);
+    out += key.matched_distributed + renderPyJson(node.matchedDistributed as JsonTree, indent, inner);
   }
-  if (node.parallelMergeInfo.length) out += sep + 'parallel_merge_info": ' + stringListJson(node.parallelMergeInfo, indent, inner);
+  if (node.parallelMergeInfo.length) out += key.parallel_merge_info + stringListJson(node.parallelMergeInfo, indent, inner);
   return { text: out + (indent === null ? '}' : newlineIndent(indent * level) + '}'), afterData };
 }
 
 /**
  * The node's `data` object in msprobe's insertion order: `precision_index` and md5 mode's `Result` (set by the
- * comparison), then `overflow_level` (`-oc`). The index keeps Python's int vs float (`1` vs `1.0`).
+ * comparison), then `overflow_level` (`-oc`); the index keeps Python's int vs float (`1` vs `1.0`). Written
+ * directly, as the writer would write such a dict at `level`: every node has one.
  */
-export function nodeDataTree(node: GraphNode): Map<string, JsonTree> {
-  const data = new Map<string, JsonTree>();
+function nodeDataJson(node: GraphNode, indent: number | null, level: number): string {
   const index = getPrecisionIndex(node);
-  if (index !== undefined) data.set('precision_index', typeof index === 'bigint' ? index : new PyFloat(index));
   const result = md5Result(node);
-  if (result !== undefined) data.set('Result', result);
-  if (node.data.overflowLevel !== undefined) data.set('overflow_level', node.data.overflowLevel);
-  return data;
+  const overflow = node.data.overflowLevel;
+  if (index === undefined && result === undefined && overflow === undefined) return '{}';
+  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
+  let out = '';
+  if (index !== undefined) out += '"precision_index": ' + (typeof index === 'bigint' ? index.toString() : floatText(index));
+  if (result !== undefined) out += (out ? sep : '') + '"Result": ' + pyJsonString(result);
+  if (overflow !== undefined) out += (out ? sep : '') + '"overflow_level": ' + pyJsonString(overflow);
+  return indent === null ? '{' + out + '}' : '{' + newlineIndent(indent * (level + 1)) + out + newlineIndent(indent * level) + '}';
 }
 
 function isNonEmpty(v: unknown): boolean {

@@ -26,9 +26,14 @@ export interface RawItem extends Iterable<[string, PyValue]> {
 export class ItemShape {
   readonly index = new Map<string, number>();
   private readonly next = new Map<string, ItemShape>();
+  /** Where `type` and `shape` are (-1: absent): matching reads them for every item pair. */
+  readonly typeAt: number;
+  readonly shapeAt: number;
 
   constructor(readonly keys: readonly string[]) {
     for (let i = 0; i < keys.length; i++) this.index.set(keys[i], i);
+    this.typeAt = this.index.get('type') ?? -1;
+    this.shapeAt = this.index.get('shape') ?? -1;
   }
 
   /** This shape plus `keys` at the end (cached by the identity of `keys`: pass a constant list). */
