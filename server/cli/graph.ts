@@ -4,6 +4,7 @@ import type { GraphRunSummary } from '../graph/runSummary.js';
 import { abortOnSignals } from '../interrupt.js';
 import { acceptSpellings, spellOutFlags } from './argv.js';
 import type { CliIo } from './program.js';
+import { useBatchJitBudget } from '../jitBudget.js';
 
 /**
  * `probeboard graph -i compare.json -o OUT [-lm [mapping.yaml]] [-oc] [-f] [--framework …] [--format vis|db]`:
@@ -43,6 +44,7 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
     .addOption(new Option('--format <format>', 'output: db (one .vis.db) or vis (JSON .vis files)').choices(['db', 'vis']).default('db'))
     .option('--quiet', 'no progress bar')
     .action(async (flags: GraphFlags) => {
+      useBatchJitBudget();
       // Loaded when the command runs: the other commands' modules stay unread (start-up time).
       const { runGraphCommand } = await import('../graph/runGraph.js');
       // Ctrl-C or kill: the run removes what it wrote before the process exits (not a half-written output).

@@ -170,7 +170,7 @@ export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<Db
       node.data.precisionIndex ?? null,
       node.data.overflowLevel ?? null,
       node.microStepId ?? 0,
-      idsJson(node.matchedNodeLink, idJson),
+      linkJson(node.matchedNodeLink, idJson),
       stackId,
       node.parallelMergeInfo.length ? pyJsonDumps(node.parallelMergeInfo) : '',
       node.matchedDistributed === null || node.matchedDistributed === undefined ? '{}' : pyJsonDumps(node.matchedDistributed as JsonTree),
@@ -186,6 +186,19 @@ export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<Db
   const stacks: DbStackRow[] = [];
   for (const [text, id] of stackIds) stacks.push([id, text]);
   return stacks;
+}
+
+/**
+ * matched_node_link texts by list: exact matching gives both nodes of a pair one list, so the Bench row reuses the
+ * NPU row's text. (Compact JSON depends on nothing but the list; the entries go with the graphs.)
+ */
+const linkTexts = new WeakMap<readonly string[], string>();
+
+function linkJson(ids: readonly string[], known: Map<string, string>): string {
+  if (ids.length === 0) return '[]';
+  let text = linkTexts.get(ids);
+  if (text === undefined) linkTexts.set(ids, (text = idsJson(ids, known)));
+  return text;
 }
 
 /** `json.dumps` of a list of node ids, their JSON texts kept in `known`. */

@@ -1,0 +1,20 @@
+import v8 from 'node:v8';
+
+const FLAG = '--max-inlined-bytecode-size-cumulative';
+
+/**
+ * A smaller inlining budget for TurboFan (200 bytes of bytecode inlined into a function, not V8's 920), set by the
+ * one-shot batch commands before their code runs hot. A `graph` run compiles a few hundred hot functions while it
+ * works; with less inlining each compiles sooner and cheaper, on the core the run shares with its own collector
+ * and writer threads, and the code is hardly slower. Measured on a 96-layer comparison: 1.09 → 1.04 s, 0.1 s less
+ * CPU; 120 or 300 bytes do the same, smaller still is slower. A budget given to node by the user is kept.
+ */
+export function useBatchJitBudget(): void {
+  if (!budgetGiven(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(`${FLAG}=200`);
+}
+
+/** node was started with its own inlining budget (on the command line or in NODE_OPTIONS; `-` or `_` spelling). */
+export function budgetGiven(execArgv: readonly string[], nodeOptions = ''): boolean {
+  const spelled = (a: string) => a.replaceAll('_', '-').startsWith(FLAG);
+  return execArgv.some(spelled) || nodeOptions.split(/\s+/).some(spelled);
+}
