@@ -10,7 +10,22 @@ const FLAG = '--max-inlined-bytecode-size-cumulative';
  * CPU; 120 or 300 bytes do the same, smaller still is slower. A budget given to node by the user is kept.
  */
 export function useBatchJitBudget(): void {
-  if (!budgetGiven(process.execArgv, process.env.NODE_OPTIONS)) v8.setFlagsFromString(`${FLAG}=200`);
+  if (budgetGiven(process.execArgv, process.env.NODE_OPTIONS)) return;
+  v8.setFlagsFromString(`${FLAG}=200`);
+  lowered = true;
+}
+
+let lowered = false;
+
+/**
+ * V8's own budget (920 in Node 20's V8) again, for the code compiled from now on: the tensor worker threads'
+ * numeric loops want their inlining (a real-tensor comparison was 8% slower without it). Flags are global and read
+ * when a function is compiled, so this is called before the workers start.
+ */
+export function restoreJitBudget(): void {
+  if (!lowered) return;
+  v8.setFlagsFromString(`${FLAG}=920`);
+  lowered = false;
 }
 
 /** node was started with its own inlining budget (on the command line or in NODE_OPTIONS; `-` or `_` spelling). */
