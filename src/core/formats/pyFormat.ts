@@ -163,13 +163,16 @@ export function pyRepr(v: PyValue | undefined): string {
     case 'boolean':
       return v ? 'True' : 'False';
     case 'bigint':
-      return v.toString();
+      return intText(v);
     case 'number':
       return pyFloatRepr(v);
   }
   if (Array.isArray(v)) {
     let out = '[';
-    for (let i = 0; i < v.length; i++) out += (i ? ', ' : '') + pyRepr(v[i]);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      out += (i ? ', ' : '') + (typeof x === 'bigint' ? intText(x) : pyRepr(x));
+    }
     return out + ']';
   }
   let out = '{';
@@ -179,6 +182,16 @@ export function pyRepr(v: PyValue | undefined): string {
     first = false;
   }
   return out + '}';
+}
+
+// Every tensor's shape is a list of ints, written out once per item: the texts of small ints are kept.
+const SMALL_INTS = 1 << 16;
+const smallIntTexts: string[] = [];
+
+function intText(v: bigint): string {
+  const n = Number(v);
+  if (n >= 0 && n < SMALL_INTS) return (smallIntTexts[n] ??= v.toString());
+  return v.toString();
 }
 
 /** Python's repr of a str: single quotes unless the text has ' and no ", escapes for the unprintable. */
