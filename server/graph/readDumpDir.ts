@@ -10,7 +10,7 @@ import { readDumpJson, visitDumpJson, type DumpHead, type DumpJson, type DumpVis
 import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import { parseStackJson } from '../../src/core/formats/stackJson.js';
 import type { Utf8Decode } from '../../src/core/formats/utf8.js';
-import { MAX_TEXT_BYTES, tooLargeForText } from '../../src/core/formats/textLimit.js';
+import { MAX_BUFFER_BYTES, MAX_TEXT_BYTES, tooLargeForBuffer, tooLargeForText } from '../../src/core/formats/textLimit.js';
 import { GraphFileError } from '../store/graphStore.js';
 
 export interface DumpDirRead extends DumpDirContents {
@@ -172,7 +172,9 @@ function reserveFileBuffer(...files: string[]): void {
   let size = 0;
   for (const f of files) {
     try {
-      size = Math.max(size, fs.statSync(f).size);
+      const bytes = fs.statSync(f).size;
+      // A file too large to read is readBytes' to report.
+      if (bytes <= MAX_BUFFER_BYTES - 65536) size = Math.max(size, bytes);
     } catch {
       // readBytes says what is wrong with it, in its turn
     }
@@ -195,13 +197,14 @@ export function readBytes(file: string, maxBytes = Infinity): Buffer {
   if (!stat.isFile()) throw new GraphFileError(file, 'The path should be a file.');
   // Checked before reading: a file too large for a string is refused without reading it.
   if (stat.size > maxBytes) throw new GraphFileError(file, tooLargeForText(stat.size));
+  if (stat.size > MAX_BUFFER_BYTES - 65536) throw new GraphFileError(file, tooLargeForBuffer(stat.size));
   try {
     const fd = fs.openSync(file, 'r');
     try {
       let length = 0;
       for (;;) {
         if (!fileBuffer || fileBuffer.length < Math.max(length + 65536, stat.size + 1)) {
-          const grown = Buffer.allocUnsafeSlow(Math.max(stat.size + 65536, length * 2, 1 << 20));
+          const grown = Buffer.allocUnsafeSlow(Math.min(MAX_BUFFER_BYTES, Math.max(stat.size + 65536, length * 2, 1 << 20)));
           if (fileBuffer && length) fileBuffer.copy(grown, 0, 0, length);
           fileBuffer = grown;
         }

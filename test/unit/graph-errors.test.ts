@@ -120,6 +120,13 @@ describe('probeboard graph: bad input', () => {
       `${path.join(dir, 'big/dump.json')}: The file is 512 MiB; JSON files larger than 512 MiB cannot be read whole ` +
         "(JavaScript's longest string). Dump per rank and step to keep each file smaller.",
     );
+    // dump.json is read from its bytes: larger than a string may be, but not larger than one buffer.
+    dumpDir('huge');
+    fs.truncateSync(path.join(dir, 'huge/dump.json'), 2 ** 32 + 1);
+    expect((await fails({ npu_path: 'huge' })).message).toBe(
+      `${path.join(dir, 'huge/dump.json')}: The file is 4096 MiB; files larger than 4 GiB cannot be read whole ` +
+        "(Node.js's largest buffer). Dump per rank and step to keep each file smaller.",
+    );
     dumpDir('bigstack');
     fs.truncateSync(path.join(dir, 'bigstack/stack.json'), 2 ** 29);
     expect((await fails({ npu_path: 'bigstack' })).message).toMatch(/stack\.json: The file is 512 MiB; JSON files larger than 512 MiB/);

@@ -11,3 +11,13 @@ export function tooLargeForText(bytes: number): string {
     `(JavaScript's longest string). Dump per rank and step to keep each file smaller.`
   );
 }
+
+/** Files read whole into one buffer (dump.json from its bytes): Node's largest buffer, 4 GiB. */
+export const MAX_BUFFER_BYTES = 2 ** 32;
+
+export function tooLargeForBuffer(bytes: number): string {
+  return (
+    `The file is ${(bytes / 2 ** 20).toFixed(0)} MiB; files larger than 4 GiB cannot be read whole ` +
+    `(Node.js's largest buffer). Dump per rank and step to keep each file smaller.`
+  );
+}
