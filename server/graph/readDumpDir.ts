@@ -160,6 +160,8 @@ let fileBuffer: Buffer | null = null;
  * Frees the read buffer's memory now. A dropped Buffer of tens of megabytes would stay until the next full
  * collection, which a run no longer needs to make; moved into a clone that is garbage at once, its memory goes at
  * the next young collection. Views of it read as empty afterwards: call this once the unit's files are parsed.
+ * (The buffer always comes from `allocUnsafeSlow`: an ArrayBuffer of its own, never Node's shared pool, so moving
+ * it takes nothing else along.)
  */
 export function releaseFileBuffer(): void {
   if (fileBuffer) structuredClone(fileBuffer.buffer, { transfer: [fileBuffer.buffer] });

@@ -250,7 +250,7 @@ function nodeJson(
  * comparison), then `overflow_level` (`-oc`); the index keeps Python's int vs float (`1` vs `1.0`). Written
  * directly, as the writer would write such a dict at `level`: every node has one.
  */
-function nodeDataJson(node: GraphNode, indent: number | null, level: number): string {
+export function nodeDataJson(node: GraphNode, indent: number | null, level: number): string {
   const index = getPrecisionIndex(node);
   const result = md5Result(node);
   const overflow = node.data.overflowLevel;
