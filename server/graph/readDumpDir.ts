@@ -24,7 +24,7 @@ export interface DumpDirRead extends DumpDirContents {
 export function readDumpDir(dir: string, opts: { keepDumpText?: boolean } = {}): DumpDirRead {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   // construct.json first: an empty one is the most common mistake (dump level L1), and its message says what to do.
-  const construct = readingFile(constructFile, () => parseConstructJson(readText(constructFile), constructFile));
+  const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
   const dumpBytes = readBytes(dumpFile);
   const dumpText = opts.keepDumpText ? textOf(dumpFile, dumpBytes) : undefined;
   const dump = readingFile(dumpFile, () => readDumpJson(dumpBytes, dumpFile, bufferUtf8));
@@ -54,7 +54,7 @@ export interface PreparedDumpDir extends DumpDirContents {
 export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean } = {}): PreparedDumpDir {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   reserveFileBuffer(constructFile, dumpFile, stackFile);
-  const construct = readingFile(constructFile, () => parseConstructJson(readText(constructFile), constructFile));
+  const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
   // dump.json is read from its bytes (pyJsonScan.ts): it never becomes one string, which would live until a full
   // collection.
   const dumpBytes = readBytes(dumpFile);

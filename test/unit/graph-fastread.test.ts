@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDumps } from '../../bench/dumpgen/generate.mjs';
-import { parseConstructJson } from '../../src/core/formats/constructJson.js';
+import { parseConstructJson, scanConstruct } from '../../src/core/formats/constructJson.js';
 import { parseDumpJson, readDumpJson, visitDumpJson } from '../../src/core/formats/dumpJson.js';
 import { PyJsonError, parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
 import { parsePyJsonNative, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
@@ -151,6 +151,45 @@ function constructOracle(text: string) {
   for (const [k, v] of top) parents.set(k, typeof v === 'string' && v ? v : null);
   return { parents, microSteps: null, megatronMicroStepNumber: null };
 }
+
+describe('construct.json read from its bytes', () => {
+  const fromBytes = (text: string) => parseConstructJson(Buffer.concat([Buffer.from('pad'), Buffer.from(text, 'utf8')]).subarray(3));
+  it.each([
+    ['plain', `{"Module.a.A.forward.0": null, "Tensor.add.0.forward": "Module.a.A.forward.0"}`],
+    ['indented, CRLF and tabs', `{\r\n\t"a": null,\r\n\t"b": "a"\r\n}`],
+    ['empty parent', `{"a": null, "b": ""}`],
+    ['integer-like names keep their place', `{"z": null, "1": "z", "0": "1"}`],
+    ['repeated name: first place, last value', `{"a": null, "b": "a", "a": "b"}`],
+    ['escapes', `{"a\\u00e9": null, "b\\"q": "a\\u00e9", "c\\n": "b\\"q"}`],
+    ['non-ASCII', `{"模块.前向.0": null, "Tensor.é.0": "模块.前向.0"}`],
+    ['megatron', `{"megatron_micro_step_number": 1, "a": [null, 0], "b": ["a", 1]}`],
+    ['a non-string parent', `{"a": null, "b": 3}`],
+    ['empty', `{}`],
+    ['top is a list', `[]`],
+    ['truncated', `{"a": null, "b": "a"`],
+    ['trailing text', `{"a": null} x`],
+    ['NUL padding', `{"a": null}\u0000`],
+    ['a control character in a name', `{"a\u0001": null}`],
+    ['a bad escape', `{"a\\x": null}`],
+    ['nul instead of null', `{"a": nul}`],
+    ['BOM', `\ufeff{"a": null}`],
+  ])('%s: as from its text', (_, text) => {
+    const fromText = errorOf(() => parseConstructJson(text));
+    expect(errorOf(() => fromBytes(text))).toBe(fromText);
+    if (fromText === null) expect(fromBytes(text)).toEqual(parseConstructJson(text));
+  });
+
+  it('gives the hand parser’s parents for plain files, by the scan (the rest by the parsers)', () => {
+    const text = `{"z": null, "1": "z", "a": "", "a\\u00e9": "1", "1": "a"}`;
+    expect(fromBytes(text)).toEqual(constructOracle(text));
+    const scanned = (t: string) => scanConstruct(new TextEncoder().encode(t)) !== null;
+    expect(scanned(text)).toBe(true);
+    expect(scanned(`{\r\n\t"模块": null,\r\n\t"b": "模块"\r\n}`)).toBe(true);
+    for (const other of [`{}`, `{"megatron_micro_step_number": 1, "a": [null, 0]}`, `{"a": 3}`, `{"a": null} x`, `{"a\u0001": null}`]) {
+      expect(scanned(other)).toBe(false);
+    }
+  });
+});
 
 describe('stack.json scan', () => {
   it.each([

@@ -2,6 +2,9 @@ import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
+import { jsonString, skipWs, stringEnd } from './jsonBytes.js';
+import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { utf8Decode, type Utf8Decode } from './utf8.js';
 
 /** construct.json (msprobe-format.md §1.5): child dump name → parent, in call order. */
 export interface ConstructJson {
@@ -19,7 +22,18 @@ export const EMPTY_CONSTRUCT_PROBLEM =
   "The content of 'construct.json' is empty, failed to build graph. When dumping data, it is necessary to select " +
   "level L0 or mix in order to collect model structure data, that is, the content of 'construct.json' is not empty.";
 
-export function parseConstructJson(text: string, file = 'construct.json'): ConstructJson {
+/**
+ * construct.json from its text or its UTF-8 bytes. From bytes, the common file (`{child: parent | null}`, no
+ * Megatron micro steps) is read by a scan straight into the Map, without the text of the whole file and without a
+ * JS object of ten thousands of keys in between; anything else takes the readers below.
+ */
+export function parseConstructJson(input: string | Uint8Array, file = 'construct.json', decode: Utf8Decode = utf8Decode): ConstructJson {
+  if (typeof input !== 'string') {
+    const parents = scanConstruct(input, decode);
+    if (parents) return { parents, microSteps: null, megatronMicroStepNumber: null };
+    if (input.length > MAX_TEXT_BYTES) throw new DumpFileError(file, tooLargeForText(input.length));
+  }
+  const text = typeof input === 'string' ? input : decode(input, 0, input.length);
   const top = nativeConstruct(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, 'the top level must be a JSON object (child → parent)');
   const megatron = top.has(MEGATRON_KEY);
@@ -41,6 +55,51 @@ export function parseConstructJson(text: string, file = 'construct.json'): Const
   }
   if (parents.size === 0) throw new DumpFileError(file, EMPTY_CONSTRUCT_PROBLEM);
   return { parents, microSteps, megatronMicroStepNumber };
+}
+
+/**
+ * The plain `{child: parent | null}` file read from its bytes: each key and parent decoded as it is found, into the
+ * Map (which keeps file order for integer-like names too, and, as both parsers do, a repeated name's first place
+ * and last value). Null for anything else (empty, Megatron, other values, malformed), which the parsers read.
+ */
+export function scanConstruct(bytes: Uint8Array, decode: Utf8Decode = utf8Decode): Map<string, string | null> | null {
+  const n = bytes.length;
+  let i = skipWs(bytes, 0);
+  if (bytes[i] !== 0x7b) return null;
+  i = skipWs(bytes, i + 1);
+  if (bytes[i] === 0x7d) return null;
+  const out = new Map<string, string | null>();
+  for (;;) {
+    if (bytes[i] !== 0x22) return null;
+    const keyEnd = stringEnd(bytes, i);
+    if (keyEnd < 0) return null;
+    const child = jsonString(bytes, i, keyEnd, decode);
+    if (child === null || child === MEGATRON_KEY) return null;
+    i = skipWs(bytes, keyEnd);
+    if (bytes[i] !== 0x3a) return null;
+    i = skipWs(bytes, i + 1);
+    let parent: string | null;
+    if (bytes[i] === 0x22) {
+      const end = stringEnd(bytes, i);
+      if (end < 0) return null;
+      const value = jsonString(bytes, i, end, decode);
+      if (value === null) return null;
+      // parentValue: an empty name is no parent
+      parent = value === '' ? null : value;
+      i = end;
+    } else if (bytes[i] === 0x6e && bytes[i + 1] === 0x75 && bytes[i + 2] === 0x6c && bytes[i + 3] === 0x6c) {
+      parent = null;
+      i += 4;
+    } else return null;
+    out.set(child, parent);
+    i = skipWs(bytes, i);
+    if (bytes[i] === 0x2c) {
+      i = skipWs(bytes, i + 1);
+      continue;
+    }
+    if (bytes[i] !== 0x7d) return null;
+    return skipWs(bytes, i + 1) === n ? out : null;
+  }
 }
 
 /**

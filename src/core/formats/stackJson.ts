@@ -4,6 +4,7 @@ import { pyStr, pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
 import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
 import { utf8Bytes, utf8Decode } from './utf8.js';
+import { skipWs, stringEnd } from './jsonBytes.js';
 
 export const STACK_NOT_DICT_PROBLEM =
   'The format of the stack.json is incorrect, the outermost layer of stack.json should be a dict type.';
@@ -135,27 +136,6 @@ function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
     if (c !== 0x7d) return null;
     return skipWs(bytes, i + 1) === n ? out : null;
   }
-}
-
-function skipWs(bytes: Uint8Array, i: number): number {
-  while (i < bytes.length) {
-    const c = bytes[i];
-    if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-    i++;
-  }
-  return i;
-}
-
-/** From the opening quote of a string at i: just past its closing quote, or -1 when it is unterminated. */
-function stringEnd(bytes: Uint8Array, i: number): number {
-  let j = bytes.indexOf(0x22, i + 1);
-  while (j > 0 && bytes[j - 1] === 0x5c) {
-    let b = j - 1;
-    while (bytes[b] === 0x5c) b--;
-    if (((j - 1 - b) & 1) === 0) break;
-    j = bytes.indexOf(0x22, j + 1);
-  }
-  return j < 0 ? -1 : j + 1;
 }
 
 /**
