@@ -1,3 +1,4 @@
+import { stringEnd } from './jsonBytes.js';
 import { utf8Decode, type Utf8Decode } from './utf8.js';
 
 /**
@@ -162,15 +163,10 @@ class Scanner {
   private string(i: number): number {
     const text = this.text;
     const n = this.n;
-    let j = text.indexOf(0x22, i + 1);
-    while (j > 0 && text[j - 1] === 0x5c) {
-      let b = j - 1;
-      while (text[b] === 0x5c) b--;
-      if (((j - 1 - b) & 1) === 0) break;
-      j = text.indexOf(0x22, j + 1);
-    }
-    if (j < 0) return -1;
-    let m = j + 1;
+    const end = stringEnd(text, i);
+    if (end < 0) return -1;
+    const j = end - 1;
+    let m = end;
     while (m < n && isSpace(text[m])) m++;
     if (m >= n || text[m] !== 0x3a) {
       if (!this.valueStarts(i)) this.topValid = false;
