@@ -35,4 +35,9 @@ export class BackgroundFlush {
     this.closeAfter = this.running > 0;
     return this.closeAfter;
   }
+
+  /** Closes the file now, or leaves it to the last running flush. */
+  close(): void {
+    if (!this.closeWhenDone()) fs.closeSync(this.fd);
+  }
 }

@@ -4,7 +4,7 @@ const FLAG = '--max-inlined-bytecode-size-cumulative';
 
 /**
  * A smaller inlining budget for TurboFan (200 bytes of bytecode inlined into a function, not V8's 920), set by the
- * one-shot batch commands before their code runs hot. A `graph` run compiles a few hundred hot functions while it
+ * graph command before its code runs hot. A `graph` run compiles a few hundred hot functions while it
  * works; with less inlining each compiles sooner and cheaper, on the core the run shares with its own collector
  * and writer threads, and the code is hardly slower. Measured on a 96-layer comparison: 1.09 → 1.04 s, 0.1 s less
  * CPU; 120 or 300 bytes do the same, smaller still is slower. A budget given to node by the user is kept.
@@ -20,7 +20,7 @@ let lowered = false;
 /**
  * V8's own budget (920 in Node 20's V8) again, for the code compiled from now on: the tensor worker threads'
  * numeric loops want their inlining (a real-tensor comparison was 8% slower without it). Flags are global and read
- * when a function is compiled, so this is called before the workers start.
+ * when a function is compiled, so the tensor pool calls this before its workers start.
  */
 export function restoreJitBudget(): void {
   if (!lowered) return;

@@ -156,7 +156,7 @@ export async function writeTableInParallel(o: ParallelTableOptions): Promise<Adv
       zip.finish();
       fs.fsyncSync(fd);
     } finally {
-      if (!zip.closeWhenDone()) fs.closeSync(fd);
+      zip.closeFile();
     }
     return advisor;
   } finally {

@@ -92,15 +92,14 @@ class XlsxSink implements ResultSink {
     this.zip.finish();
     fs.fsyncSync(this.fd);
     this.closed = true;
-    if (!this.zip.closeWhenDone()) fs.closeSync(this.fd);
+    this.zip.closeFile();
   }
 
   abandon(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.zip.closeWhenDone()) return;
     try {
-      fs.closeSync(this.fd);
+      this.zip.closeFile();
     } catch {
       // already closed
     }
@@ -138,14 +137,13 @@ export function openCsvSink(file: string, header: string[]): ResultSink {
       flush();
       fs.fsyncSync(fd);
       closed = true;
-      if (!background.closeWhenDone()) fs.closeSync(fd);
+      background.close();
     },
     abandon() {
       if (closed) return;
       closed = true;
-      if (background.closeWhenDone()) return;
       try {
-        fs.closeSync(fd);
+        background.close();
       } catch {
         // already closed
       }

@@ -69,9 +69,9 @@ export class ZipWriter {
     });
   }
 
-  /** The caller is done with the file (fsynced it, or gives up): true when a background flush is to close it. */
-  closeWhenDone(): boolean {
-    return this.flush.closeWhenDone();
+  /** The caller is done with the file (fsynced it, or gives up): closed now, or by the last background flush. */
+  closeFile(): void {
+    this.flush.close();
   }
 
   /** Throws the first write or compression failure, if any. */

@@ -196,7 +196,7 @@ export function spliceFile(source: string, target: string, insertions: ReadonlyA
     copyTo(fs.fstatSync(input).size);
     fs.fsyncSync(output);
   } finally {
-    if (!flush.closeWhenDone()) fs.closeSync(output);
+    flush.close();
     fs.closeSync(input);
   }
 }
@@ -227,7 +227,8 @@ function writeChunks(file: string, produce: (write: (chunk: string) => void) => 
     });
     if (sync) fs.fsyncSync(fd);
   } finally {
-    if (!flush?.closeWhenDone()) fs.closeSync(fd);
+    if (flush) flush.close();
+    else fs.closeSync(fd);
   }
   return bytes;
 }

@@ -10,7 +10,7 @@ import { readDumpJson, visitDumpJson, type DumpHead, type DumpJson, type DumpVis
 import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import { parseStackJson } from '../../src/core/formats/stackJson.js';
 import type { Utf8Decode } from '../../src/core/formats/utf8.js';
-import { MAX_BUFFER_BYTES, MAX_TEXT_BYTES, tooLargeForBuffer, tooLargeForText } from '../../src/core/formats/textLimit.js';
+import { MAX_BUFFER_BYTES, MAX_TEXT_BYTES, textOfBytes, tooLargeForBuffer, tooLargeForText } from '../../src/core/formats/textLimit.js';
 import { GraphFileError } from '../store/graphStore.js';
 
 export interface DumpDirRead extends DumpDirContents {
@@ -26,7 +26,7 @@ export function readDumpDir(dir: string, opts: { keepDumpText?: boolean } = {}):
   // construct.json first: an empty one is the most common mistake (dump level L1), and its message says what to do.
   const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
   const dumpBytes = readBytes(dumpFile);
-  const dumpText = opts.keepDumpText ? textOf(dumpFile, dumpBytes) : undefined;
+  const dumpText = opts.keepDumpText ? textOfBytes(dumpBytes, dumpFile, bufferUtf8) : undefined;
   const dump = readingFile(dumpFile, () => readDumpJson(dumpBytes, dumpFile, bufferUtf8));
   const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile));
   return { construct, dump, stack, dumpDir: dir, dumpFile, dumpText };
@@ -64,7 +64,7 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   let framework: Framework | DumpModeError;
   try {
     // The text is sniffed only when the `framework` key does not say (msprobe reads the file's lines then).
-    framework = detectFramework(head.top, dumpFile, frameworkNamed(head.top) ? undefined : textOf(dumpFile, dumpBytes));
+    framework = detectFramework(head.top, dumpFile, frameworkNamed(head.top) ? undefined : textOfBytes(dumpBytes, dumpFile, bufferUtf8));
   } catch (e) {
     if (!(e instanceof DumpModeError)) throw e;
     framework = e;
@@ -124,37 +124,28 @@ export function readText(file: string): string {
   return readBytes(file, MAX_TEXT_BYTES).toString('utf8');
 }
 
-/** `bytes` (of `file`) as text, or a GraphFileError when they are too many for one string. */
-function textOf(file: string, bytes: Buffer): string {
-  if (bytes.length > MAX_TEXT_BYTES) throw new GraphFileError(file, tooLargeForText(bytes.length));
-  return bytes.toString('utf8');
-}
-
 function frameworkNamed(top: Map<string, unknown>): boolean {
   const framework = top.get('framework');
   return framework === 'pytorch' || framework === 'mindspore';
 }
 
 /**
- * Buffer's UTF-8 decoding for the core's byte readers: three to five times faster than TextDecoder for the short
- * keys they decode by the ten thousand. The scanner reads through a plain Uint8Array view of the same memory; the
- * Buffer view of the last array is kept, so a view is made once per file, not per key.
+ * Buffer's UTF-8 decoding for the core's byte readers, which are handed the Buffers read here: three to five times
+ * faster than TextDecoder for the short keys they decode by the ten thousand.
  */
-let decodingView: Uint8Array | null = null;
-let decodingBuffer: Buffer | null = null;
-const bufferUtf8: Utf8Decode = (bytes, start, end) => {
-  if (bytes !== decodingView) {
-    decodingView = bytes;
-    decodingBuffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-  return decodingBuffer!.toString('utf8', start, end);
-};
+const bufferUtf8: Utf8Decode = (bytes, start, end) =>
+  (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('utf8', start, end);
 
 /**
  * The read buffer, sized for the largest file read so far: both sides of a comparison reuse it, then
  * `releaseFileBuffer` gives its memory back.
  */
 let fileBuffer: Buffer | null = null;
+
+/** Room beyond a file's size in the read buffer (a file that grows while read is read to its end). */
+const READ_SLACK = 65536;
+/** The largest file read whole: the buffer holds it with its slack. */
+const MAX_READ_BYTES = MAX_BUFFER_BYTES - READ_SLACK;
 
 /**
  * Frees the read buffer's memory now. A dropped Buffer of tens of megabytes would stay until the next full
@@ -166,7 +157,6 @@ let fileBuffer: Buffer | null = null;
 export function releaseFileBuffer(): void {
   if (fileBuffer) structuredClone(fileBuffer.buffer, { transfer: [fileBuffer.buffer] });
   fileBuffer = null;
-  decodingView = decodingBuffer = null;
 }
 
 /** Grows the read buffer once for the largest of `files` (a missing one is reported when it is read). */
@@ -176,12 +166,12 @@ function reserveFileBuffer(...files: string[]): void {
     try {
       const bytes = fs.statSync(f).size;
       // A file too large to read is readBytes' to report.
-      if (bytes <= MAX_BUFFER_BYTES - 65536) size = Math.max(size, bytes);
+      if (bytes <= MAX_READ_BYTES) size = Math.max(size, bytes);
     } catch {
       // readBytes says what is wrong with it, in its turn
     }
   }
-  if (!fileBuffer || fileBuffer.length < size + 65536) fileBuffer = Buffer.allocUnsafeSlow(size + 65536);
+  if (!fileBuffer || fileBuffer.length < size + READ_SLACK) fileBuffer = Buffer.allocUnsafeSlow(size + READ_SLACK);
 }
 
 /**
@@ -199,14 +189,14 @@ export function readBytes(file: string, maxBytes = Infinity): Buffer {
   if (!stat.isFile()) throw new GraphFileError(file, 'The path should be a file.');
   // Checked before reading: a file too large for a string is refused without reading it.
   if (stat.size > maxBytes) throw new GraphFileError(file, tooLargeForText(stat.size));
-  if (stat.size > MAX_BUFFER_BYTES - 65536) throw new GraphFileError(file, tooLargeForBuffer(stat.size));
+  if (stat.size > MAX_READ_BYTES) throw new GraphFileError(file, tooLargeForBuffer(stat.size));
   try {
     const fd = fs.openSync(file, 'r');
     try {
       let length = 0;
       for (;;) {
-        if (!fileBuffer || fileBuffer.length < Math.max(length + 65536, stat.size + 1)) {
-          const grown = Buffer.allocUnsafeSlow(Math.min(MAX_BUFFER_BYTES, Math.max(stat.size + 65536, length * 2, 1 << 20)));
+        if (!fileBuffer || fileBuffer.length < Math.max(length + READ_SLACK, stat.size + 1)) {
+          const grown = Buffer.allocUnsafeSlow(Math.min(MAX_BUFFER_BYTES, Math.max(stat.size + READ_SLACK, length * 2, 1 << 20)));
           if (fileBuffer && length) fileBuffer.copy(grown, 0, 0, length);
           fileBuffer = grown;
         }

@@ -12,7 +12,6 @@ import { buildUnit, runStep, type StepContext } from './runStep.js';
 import type { GraphRunSummary } from './runSummary.js';
 import { RunProgress } from './progress.js';
 import { createTensorPool } from '../workers/tensorPool.js';
-import { restoreJitBudget } from '../jitBudget.js';
 import { untilAborted } from '../interrupt.js';
 import type { TensorMetricsProvider } from '../../src/core/compare/compareGraphs.js';
 
@@ -110,10 +109,7 @@ function compareSettings(opts: GraphCommandOptions, input: CompareInput): Compar
     layerMapping: !lm ? null : { yamlText: typeof lm === 'string' ? readText(path.resolve(lm)) : null },
     fuzzyMatch: opts.fuzzyMatch ?? false,
     overflowCheck: opts.overflowCheck ?? false,
-    tensorMetrics: () => {
-      if (!pool) restoreJitBudget();
-      return (pool ??= createTensorPool());
-    },
+    tensorMetrics: () => (pool ??= createTensorPool()),
   };
 }
 

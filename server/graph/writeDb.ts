@@ -133,7 +133,7 @@ export class VisDbFile implements DbRowTarget {
 
   private closeSyncFd(): void {
     if (this.syncFd === null) return;
-    if (!this.flush!.closeWhenDone()) fs.closeSync(this.syncFd);
+    this.flush!.close();
     this.syncFd = null;
   }
 }

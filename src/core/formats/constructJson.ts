@@ -3,7 +3,7 @@ import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
 import { jsonString, skipWs, stringEnd } from './jsonBytes.js';
-import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { textOfBytes } from './textLimit.js';
 import { utf8Decode, type Utf8Decode } from './utf8.js';
 
 /** construct.json (msprobe-format.md §1.5): child dump name → parent, in call order. */
@@ -31,9 +31,8 @@ export function parseConstructJson(input: string | Uint8Array, file = 'construct
   if (typeof input !== 'string') {
     const parents = scanConstruct(input, decode);
     if (parents) return { parents, microSteps: null, megatronMicroStepNumber: null };
-    if (input.length > MAX_TEXT_BYTES) throw new DumpFileError(file, tooLargeForText(input.length));
   }
-  const text = typeof input === 'string' ? input : decode(input, 0, input.length);
+  const text = typeof input === 'string' ? input : textOfBytes(input, file, decode);
   const top = nativeConstruct(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, 'the top level must be a JSON object (child → parent)');
   const megatron = top.has(MEGATRON_KEY);

@@ -2,7 +2,7 @@ import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { parsePyJsonNative, toPy, TypingWalk, type DumpValue, type PlainDict } from './pyJsonNative.js';
 import { scanDocument, type DocScan, type MemberSpan } from './pyJsonScan.js';
-import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { textOfBytes } from './textLimit.js';
 import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
 
 /** dump.json of one rank (msprobe-format.md §1.4), read in Python mode: NaN kept, int ≠ float, key order kept. */
@@ -96,11 +96,7 @@ class DumpSource {
 
   /** The whole text; a file too large for one string is reported as such. */
   text(): string {
-    if (this.whole === undefined) {
-      if (this.bytes.length > MAX_TEXT_BYTES) throw new DumpFileError(this.file, tooLargeForText(this.bytes.length));
-      this.whole = this.slice(0, this.bytes.length);
-    }
-    return this.whole;
+    return (this.whole ??= textOfBytes(this.bytes, this.file, this.decode));
   }
 
   /** The hand parser's tree of the whole file (and its errors, with line and column). */

@@ -101,13 +101,18 @@ class Scanner {
   private dataDepth = 0;
   private lastEnd = 0;
 
+  /**
+   * The bytes scanned, as a plain Uint8Array view (a Buffer's own indexOf is a native call, slower than V8's for
+   * the short strings here). Keys are decoded from the array given, as `decode` expects it.
+   */
+  private readonly text: Uint8Array;
+
   constructor(
-    private text: Uint8Array,
+    private readonly bytes: Uint8Array,
     private readonly decode: Utf8Decode,
   ) {
-    // A plain Uint8Array view: a Buffer's own indexOf is a native call, slower than V8's for the short strings here.
-    if (text.constructor !== Uint8Array) this.text = new Uint8Array(text.buffer, text.byteOffset, text.length);
-    this.n = text.length;
+    this.text = bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    this.n = bytes.length;
     this.kinds = new Uint8Array(Math.max(1024, this.n >> 5));
   }
 
@@ -199,7 +204,7 @@ class Scanner {
 
   /** The key whose quotes are at i and j. */
   private key(i: number, j: number, escaped: boolean): string {
-    return escaped ? (JSON.parse(this.decode(this.text, i, j + 1)) as string) : this.decode(this.text, i + 1, j);
+    return escaped ? (JSON.parse(this.decode(this.bytes, i, j + 1)) as string) : this.decode(this.bytes, i + 1, j);
   }
 
   /** A ','; false when it is where none may be. */
@@ -276,7 +281,7 @@ class Scanner {
       while ((e >= 0x30 && e <= 0x39) || e === 0x2b || e === 0x2d || e === 0x65 || e === 0x45 || e === 0x2e) e = ++k < this.n ? text[k] : -1;
       this.push(Kind.Float);
     } else if (digits > 15) {
-      this.bigInts.push(this.decode(text, i, k));
+      this.bigInts.push(this.decode(this.bytes, i, k));
       this.push(Kind.BigInt);
     } else this.push(Kind.Int);
     return (this.lastEnd = k);

@@ -90,13 +90,28 @@ export function newlineIndent(n: number): string {
   return (newlineIndents[n] ??= '\n' + ' '.repeat(n));
 }
 
-/** A list of strings as `json.dumps(…, indent)` writes it when nested at `level` (the Writer's array, by hand). */
-export function stringListJson(list: readonly string[], indent: number | null, level: number): string {
+/**
+ * A list as `json.dumps(…, indent)` writes it when nested at `level` (the Writer's array, by hand), each element's
+ * JSON text from `text`.
+ */
+export function listJson<T>(list: readonly T[], text: (element: T) => string, indent: number | null, level: number): string {
   if (list.length === 0) return '[]';
   const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
-  let out = (indent === null ? '[' : '[' + newlineIndent(indent * (level + 1))) + pyJsonString(list[0]);
-  for (let i = 1; i < list.length; i++) out += sep + pyJsonString(list[i]);
+  let out = (indent === null ? '[' : '[' + newlineIndent(indent * (level + 1))) + text(list[0]);
+  for (let i = 1; i < list.length; i++) out += sep + text(list[i]);
   return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
+}
+
+/** A list of strings as `json.dumps(…, indent)` writes it when nested at `level`. */
+export function stringListJson(list: readonly string[], indent: number | null, level: number): string {
+  return listJson(list, pyJsonString, indent, level);
+}
+
+/** `pyJsonString(s)`, made once and kept in `known` (texts a file repeats, such as node ids). */
+export function knownJsonString(s: string, known: Map<string, string>): string {
+  let text = known.get(s);
+  if (text === undefined) known.set(s, (text = pyJsonString(s)));
+  return text;
 }
 
 /** `json.dumps(value)` with Python's default separators. */

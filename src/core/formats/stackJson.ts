@@ -2,7 +2,7 @@ import { DumpFileError } from './dumpFileError.js';
 import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyStr, pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
-import { MAX_TEXT_BYTES, tooLargeForText } from './textLimit.js';
+import { textOfBytes } from './textLimit.js';
 import { utf8Bytes, utf8Decode } from './utf8.js';
 import { skipWs, stringEnd } from './jsonBytes.js';
 
@@ -18,8 +18,7 @@ export const STACK_NOT_DICT_PROBLEM =
 export function parseStackJson(input: string | Uint8Array, file = 'stack.json'): Map<string, string[]> {
   const scanned = scanOldFormat(typeof input === 'string' ? utf8Bytes(input) : input);
   if (scanned) return scanned;
-  if (typeof input !== 'string' && input.length > MAX_TEXT_BYTES) throw new DumpFileError(file, tooLargeForText(input.length));
-  const text = typeof input === 'string' ? input : utf8Decode(input, 0, input.length);
+  const text = typeof input === 'string' ? input : textOfBytes(input, file);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
   const out = new Map<string, string[]>();

@@ -2,7 +2,7 @@ import type { Graph, GraphNode } from '../model/graph.js';
 import { itemsJsonText } from './itemFormat.js';
 import type { PyValue } from './pyJson.js';
 import { pyStr } from './pyFormat.js';
-import { pyJsonDumps, pyJsonString, type JsonTree } from './pyJsonWrite.js';
+import { knownJsonString, listJson, pyJsonDumps, type JsonTree } from './pyJsonWrite.js';
 
 /**
  * The `.vis.db` content of the current era (msprobe-format.md §4.2, schema v2 with `tb_stack`): the DDL text
@@ -166,7 +166,7 @@ export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<Db
       node.id,
       String(node.op),
       node.upnode ? node.upnode.id : '',
-      node.subnodes.length ? nodeIdsJson(node.subnodes, idJson) : '',
+      node.subnodes.length ? listJson(node.subnodes, (n) => knownJsonString(n.id, idJson), null, 0) : '',
       node.data.precisionIndex ?? null,
       node.data.overflowLevel ?? null,
       node.microStepId ?? 0,
@@ -197,31 +197,8 @@ const linkTexts = new WeakMap<readonly string[], string>();
 function linkJson(ids: readonly string[], known: Map<string, string>): string {
   if (ids.length === 0) return '[]';
   let text = linkTexts.get(ids);
-  if (text === undefined) linkTexts.set(ids, (text = idsJson(ids, known)));
+  if (text === undefined) linkTexts.set(ids, (text = listJson(ids, (id) => knownJsonString(id, known), null, 0)));
   return text;
-}
-
-/** `json.dumps` of a list of node ids, their JSON texts kept in `known`. */
-function idsJson(ids: readonly string[], known: Map<string, string>): string {
-  if (ids.length === 0) return '[]';
-  let out = '[';
-  for (let k = 0; k < ids.length; k++) {
-    let text = known.get(ids[k]);
-    if (text === undefined) known.set(ids[k], (text = pyJsonString(ids[k])));
-    out += k === 0 ? text : ', ' + text;
-  }
-  return out + ']';
-}
-
-function nodeIdsJson(nodes: readonly GraphNode[], known: Map<string, string>): string {
-  let out = '[';
-  for (let k = 0; k < nodes.length; k++) {
-    const id = nodes[k].id;
-    let text = known.get(id);
-    if (text === undefined) known.set(id, (text = pyJsonString(id)));
-    out += k === 0 ? text : ', ' + text;
-  }
-  return out + ']';
 }
 
 /** `forEachGraphRow` collected into arrays. */

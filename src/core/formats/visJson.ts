@@ -3,7 +3,9 @@ import type { Graph, GraphNode } from '../model/graph.js';
 import { itemsJsonText } from './itemFormat.js';
 import {
   JsonFragment,
+  knownJsonString,
   LazyObject,
+  listJson,
   floatText,
   newlineIndent,
   numberText,
@@ -131,33 +133,9 @@ interface FileTexts {
   ids: Map<string, string>;
 }
 
-function idJson(id: string, known: Map<string, string>): string {
-  let text = known.get(id);
-  if (text === undefined) known.set(id, (text = pyJsonString(id)));
-  return text;
-}
-
-/** `subnodes` as the writer puts it at `level` (idListJson of the children's ids, without a list of them). */
-function subnodesJson(node: GraphNode, known: Map<string, string>, indent: number | null, level: number): string {
-  const subs = node.subnodes;
-  if (subs.length === 0) return '[]';
-  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
-  let out = (indent === null ? '[' : '[' + newlineIndent(indent * (level + 1))) + idJson(subs[0].id, known);
-  for (let i = 1; i < subs.length; i++) out += sep + idJson(subs[i].id, known);
-  return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
-}
-
 /** A list of node ids as the writer puts it at `level`, each id's JSON text made once per file. */
 function idListJson(ids: readonly string[], known: Map<string, string>, indent: number | null, level: number): string {
-  if (ids.length === 0) return '[]';
-  const sep = indent === null ? ', ' : ',' + newlineIndent(indent * (level + 1));
-  let out = indent === null ? '[' : '[' + newlineIndent(indent * (level + 1));
-  for (let i = 0; i < ids.length; i++) {
-    let text = known.get(ids[i]);
-    if (text === undefined) known.set(ids[i], (text = pyJsonString(ids[i])));
-    out += i === 0 ? text : sep + text;
-  }
-  return out + (indent === null ? ']' : newlineIndent(indent * level) + ']');
+  return listJson(ids, (id) => knownJsonString(id, known), indent, level);
 }
 
 function linkTexts(ids: Map<string, string>): (list: readonly string[], indent: number | null, level: number) => string {
@@ -230,8 +208,8 @@ function nodeJson(
   out += key.node_type + numberText(node.op);
   out += key.output_data + itemsJsonText(node.outputData, node.id, opts, indent, inner);
   out += key.input_data + itemsJsonText(node.inputData, node.id, opts, indent, inner);
-  out += key.upnode + (node.upnode ? idJson(node.upnode.id, texts.ids) : '"None"');
-  out += key.subnodes + subnodesJson(node, texts.ids, indent, inner);
+  out += key.upnode + (node.upnode ? knownJsonString(node.upnode.id, texts.ids) : '"None"');
+  out += key.subnodes + listJson(node.subnodes, (n) => knownJsonString(n.id, texts.ids), indent, inner);
   out += key.matched_node_link + texts.links(node.matchedNodeLink, indent, inner);
   out += key.suggestions + '{}';
   out += key.stack_info + texts.stack(node.stackInfo, indent, inner);
