@@ -6,6 +6,8 @@ import { overflowLevelOf, type OverflowLevel } from '../../src/core/compare/over
 import { parseConstructJson } from '../../src/core/formats/constructJson.js';
 import { DumpFileError, readingFile } from '../../src/core/formats/dumpFileError.js';
 import { PreparedEntries } from '../../src/core/formats/dumpItems.js';
+import { readDumpItems, type DumpItemsVisitor } from '../../src/core/formats/dumpItemsFromBytes.js';
+import type { RawItem } from '../../src/core/model/item.js';
 import { readDumpJson, visitDumpJson, type DumpHead, type DumpJson, type DumpVisitor } from '../../src/core/formats/dumpJson.js';
 import { toPy, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import { parseStackJson } from '../../src/core/formats/stackJson.js';
@@ -58,8 +60,14 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   // dump.json is read from its bytes (pyJsonScan.ts): it never becomes one string, which would live until a full
   // collection.
   const dumpBytes = readBytes(dumpFile);
-  const reader = new EntryReader(dumpFile, dumpBytes.includes('md5'), opts.overflowLevels ?? false);
-  const head = readingFile(dumpFile, () => visitDumpJson(dumpBytes, dumpFile, reader, bufferUtf8));
+  const newReader = () => new EntryReader(dumpFile, dumpBytes.includes('md5'), opts.overflowLevels ?? false);
+  // Straight to items (dumpItemsFromBytes.ts); a file that reader leaves, the general one reads afresh.
+  let reader = newReader();
+  let head = readDumpItems(dumpBytes, reader, bufferUtf8);
+  if (!head) {
+    reader = newReader();
+    head = readingFile(dumpFile, () => visitDumpJson(dumpBytes, dumpFile, reader, bufferUtf8));
+  }
   const { entries, md5, levels } = reader;
   let framework: Framework | DumpModeError;
   try {
@@ -87,7 +95,7 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
 }
 
 /** Each entry of dump.json as it is read: its node data, and what the compare checks read of the raw entry. */
-class EntryReader implements DumpVisitor {
+class EntryReader implements DumpVisitor, DumpItemsVisitor {
   readonly entries: PreparedEntries;
   md5 = false;
   readonly levels: Map<string, OverflowLevel> | null;
@@ -99,6 +107,19 @@ class EntryReader implements DumpVisitor {
   ) {
     this.entries = new PreparedEntries(file);
     this.levels = overflowLevels ? new Map() : null;
+  }
+
+  seen(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  /** The checks read raw entries: md5 until one is found, overflow levels, and batch P2P ops are kept whole. */
+  wantsValue(name: string): boolean {
+    return (this.findMd5 && !this.md5) || this.levels !== null || this.entries.keepsWhole(name);
+  }
+
+  items(name: string, items: RawItem[]): void {
+    this.entries.addItems(name, items);
   }
 
   entry(name: string, entry: DumpValue): void {

@@ -17,7 +17,7 @@ import { pyStr, pyTruthy, pyTypeName } from './pyFormat.js';
 export type ItemState = 'input' | 'output' | 'parameters' | 'parameters_grad';
 
 /** The entry fields read, in this order (it fixes the order of parameters in the output). */
-const IO_FIELDS: ReadonlyArray<readonly [field: string, suffix: string, state: ItemState]> = [
+export const IO_FIELDS: ReadonlyArray<readonly [field: string, suffix: string, state: ItemState]> = [
   ['input_args', '.input', 'input'],
   ['input_kwargs', '.input', 'input'],
   ['input', '.input', 'input'],
@@ -29,7 +29,8 @@ const STATS = ['Max', 'Min', 'Mean', 'Norm'] as const;
 const RANK_ARGS = new Set(['src', 'dst', 'group_src', 'group_dst']);
 const P2P_KEYS = ['class_type', 'op', 'peer', 'tag', 'group_id'] as const;
 const PARAMS_GRAD = 'parameters_grad';
-const MAX_DEPTH = 400;
+/** msprobe's recursion limit of `op_item_parse`. */
+export const MAX_DEPTH = 400;
 
 export interface NodeData {
   inputData: Map<string, RawItem>;
@@ -53,6 +54,11 @@ export class PreparedEntries {
 
   constructor(private readonly file: string) {}
 
+  /** An entry's items, already made (dumpItemsFromBytes.ts: straight from the file's bytes). */
+  addItems(name: string, items: RawItem[]): void {
+    this.data.set(name, splitInputOutput(items));
+  }
+
   add(name: string, entry: DumpValue): void {
     try {
       this.data.set(name, nodeInputOutput(entry, name, this.file));
@@ -60,7 +66,12 @@ export class PreparedEntries {
       if (!(e instanceof DumpFileError)) throw e;
       this.data.set(name, e);
     }
-    if (name.includes('batch_isend_irecv')) this.whole.set(name, entry);
+    if (this.keepsWhole(name)) this.whole.set(name, entry);
+  }
+
+  /** Entries kept as read besides their items: `add` must be given these. */
+  keepsWhole(name: string): boolean {
+    return name.includes('batch_isend_irecv');
   }
 
   names(): IterableIterator<string> {
@@ -90,17 +101,26 @@ export function readOpItems(entry: DumpValue | undefined, opName: string, file =
   if (!isDict(entry)) return [];
   // Parameter-gradient entries are `{weight: [..], bias: [..]}` themselves: `X.parameters_grad[.n]`.
   const out: RawItem[] = [];
-  if (opName.includes(PARAMS_GRAD)) {
-    const segments = opName.split('.');
-    if (segments[segments.length - 1] === PARAMS_GRAD || segments[segments.length - 2] === PARAMS_GRAD) {
-      parseValue(entry, opName, 'parameters_grad', 0, file, out);
-      return out;
-    }
+  if (isParamsGradEntry(opName)) {
+    parseValue(entry, opName, 'parameters_grad', 0, file, out);
+    return out;
   }
   for (const [field, suffix, state] of IO_FIELDS) {
     if (dictHas(entry, field)) parseValue(dictGet(entry, field)!, opName + suffix, state, 0, file, out);
   }
   return out;
+}
+
+/** Parameter-gradient entries (`X.parameters_grad[.n]`) are `{weight: [..], bias: [..]}` themselves. */
+export function isParamsGradEntry(opName: string): boolean {
+  if (!opName.includes(PARAMS_GRAD)) return false;
+  const segments = opName.split('.');
+  return segments[segments.length - 1] === PARAMS_GRAD || segments[segments.length - 2] === PARAMS_GRAD;
+}
+
+/** Whether the elements of the list named `name` are named `name.{i}` (parameter gradients' keep the list's name). */
+export function listIndexed(name: string): boolean {
+  return !(name.includes(PARAMS_GRAD) && name.split('.').includes(PARAMS_GRAD));
 }
 
 /** `get_input_output`: outputs are keyed by their full name, everything else (params too) lands in inputs. */
@@ -130,7 +150,7 @@ function parseValue(v: DumpValue, name: string, state: ItemState, depth: number,
   }
   if (Array.isArray(v)) {
     // Parameter gradients are one-element lists per parameter: the element takes the list's own name.
-    const indexed = !(name.includes(PARAMS_GRAD) && name.split('.').includes(PARAMS_GRAD));
+    const indexed = listIndexed(name);
     for (let i = 0; i < v.length; i++) parseValue(v[i], indexed ? `${name}.${i}` : name, state, depth + 1, file, out);
     return;
   }
@@ -175,7 +195,7 @@ const DEFAULT_SHAPE = ['full_op_name', 'type', 'Max', 'Min', 'Mean', 'Norm', 'dt
 );
 
 /** The item of a `None` argument/output: every stat null, which the export turns into `{"value": "null"}`. */
-function defaultItem(name: string, state: ItemState): Item {
+export function defaultItem(name: string, state: ItemState): Item {
   return new Item(DEFAULT_SHAPE, [name, null, null, null, null, null, null, null, null, null, '-1', state, null]);
 }
 
@@ -193,6 +213,16 @@ function leafItem(desc: DumpDict, name: string, state: ItemState): Item {
   // The descriptor's keys and values in order (keys of a dict are distinct).
   if (desc instanceof Map) for (const [k, v] of desc) item.add(k, itemValue(v));
   else for (const k in desc) item.add(k, itemValue(desc[k]));
+  const groupRanks = item.get('type') === 'torch.ProcessGroup' && dictHas(desc, 'group_ranks') ? toPy(dictGet(desc, 'group_ranks')) : null;
+  return finishLeafItem(item, name, state, original, groupRanks);
+}
+
+/**
+ * The rest of `gen_op_item`, once `item` holds the descriptor's keys and values as `leafItem` adds them: the keys
+ * parsing adds, and the statistics of values that are not tensors. `original` is the descriptor's `value` as read
+ * (undefined: none); `groupRanks` its `group_ranks` as read (read for process groups only).
+ */
+export function finishLeafItem(item: ItemBuilder, name: string, state: ItemState, original: PyValue | undefined, groupRanks: PyValue): Item {
   const dn = item.get('data_name');
   const dataName = pyTruthy(dn) ? pyStr(dn) : '-1';
   item.set('data_name', dataName);
@@ -221,7 +251,7 @@ function leafItem(desc: DumpDict, name: string, state: ItemState): Item {
       for (const k of STATS) item.set(k, text);
       item.set('md5', text);
     } else if (type === 'torch.ProcessGroup') {
-      const text = pyStr(dictHas(desc, 'group_ranks') ? toPy(dictGet(desc, 'group_ranks')) : null);
+      const text = pyStr(groupRanks);
       item.set('dtype', type);
       item.set('shape', '[]');
       for (const k of STATS) item.set(k, text);
