@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { diffTensors, showTensor } from '../compare/tensorTool.js';
 import { acceptSpellings } from './argv.js';
 import { UsageError, type CliIo } from './program.js';
 
@@ -40,7 +39,9 @@ export function registerTensorCommand(program: Command, io?: CliIo): void {
     .option('--atol <x>', 'diff: absolute tolerance', nonNegative, 0.001)
     .option('--rtol <x>', 'diff: relative tolerance (against the right tensor)', nonNegative, 0.001)
     .option('-p, --print <n>', 'diff: how many of the largest errors to list', count, 20)
-    .action((action: string, files: string[], flags: TensorFlags) => {
+    .action(async (action: string, files: string[], flags: TensorFlags) => {
+      // Loaded when used: the tensor readers are not part of the other commands' start-up.
+      const { diffTensors, showTensor } = await import('../compare/tensorTool.js');
       if (action === 'show') {
         if (files.length !== 1) throw new UsageError('tensor show takes one file');
         say(`${showTensor(files[0], flags.values).text}\n`);

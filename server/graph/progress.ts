@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import { createRequire } from 'node:module';
+import type cliProgress from 'cli-progress';
 
 /**
  * The stderr progress bar of `probeboard graph`: shown only once a run has taken more than a second (short runs
@@ -21,14 +22,16 @@ export class RunProgress {
     this.done++;
     this.nodes += nodes;
     if (!this.bar && !this.quiet && Date.now() - this.startedAt > 1000) {
-      this.bar = new cliProgress.SingleBar(
+      // Loaded only when a bar is shown (runs of a second or more).
+      const bars = createRequire(import.meta.url)('cli-progress') as typeof cliProgress;
+      this.bar = new bars.SingleBar(
         {
           stream: this.stream,
           format: 'graph [{bar}] {value}/{total} {label} | {nodes} nodes',
           hideCursor: true,
           clearOnComplete: true,
         },
-        cliProgress.Presets.shades_classic,
+        bars.Presets.shades_classic,
       );
       this.bar.start(this.total, this.done, { label, nodes: this.nodes });
     }

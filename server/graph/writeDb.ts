@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
 import { BackgroundFlush } from '../backgroundFlush.js';
 import {
   graphRowsOf,
@@ -36,6 +37,15 @@ export interface DbRowTarget {
 }
 
 /**
+ * better-sqlite3, loaded on first use: a compare run's main thread makes rows and leaves the file to the writer
+ * thread, so it need not load the library at start-up.
+ */
+function openSqlite(): typeof Database {
+  return (sqlite ??= createRequire(import.meta.url)('better-sqlite3') as typeof Database);
+}
+let sqlite: typeof Database | undefined;
+
+/**
  * Writes one `.vis.db` (msprobe-format.md §4.2) into a temporary file: tables created up front, all rows in one
  * transaction, the config row (first one wins, as msprobe's INSERT OR IGNORE). Indexes are built at the end (less
  * work in all) or, with `indexesFirst`, kept up as rows come (the writer thread: the work then overlaps with making
@@ -59,7 +69,7 @@ export class VisDbFile implements DbRowTarget {
     private readonly opts: { indexesFirst?: boolean; syncEvery?: number } = {},
   ) {
     fs.rmSync(file, { force: true });
-    this.db = new Database(file);
+    this.db = new (openSqlite())(file);
     // 16 KiB pages make inserting and indexing the large JSON rows about a third faster than the default 4 KiB.
     this.db.pragma('page_size = 16384');
     this.db.pragma('journal_mode = OFF');

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { decodeElements, fortranToC, npyHeaderLength, parseNpyHeader, type NpyElementType } from '../../src/core/formats/npy.js';
 import type { TensorInfo } from '../../src/core/compare/tensorMetrics.js';
 import {
@@ -153,7 +154,7 @@ function openPt(fd: number, file: string): TensorSource {
   const entries = parseZipDirectory(readAt(fd, where.size, where.offset), file);
   const dataStart = (entry: (typeof entries)[number]) => localDataOffset(readAt(fd, 30, entry.localHeaderOffset), entry, file);
   const { entry: pklEntry, prefix } = findPickleEntry(entries, file);
-  const pkl = entryBytes(readAt(fd, pklEntry.compressedSize, dataStart(pklEntry)), pklEntry, file);
+  const pkl = entryBytes(readAt(fd, pklEntry.compressedSize, dataStart(pklEntry)), pklEntry, file, inflateRawSync);
   const meta = parseTorchPickle(pkl, prefix, file);
   const storage = entries.find((e) => e.name === meta.storageEntry);
   if (!storage) throw new TensorReadError(file, `storage ${meta.storageEntry} missing from the zip`);
@@ -169,7 +170,7 @@ function openPt(fd: number, file: string): TensorSource {
     expected *= meta.shape[d];
   }
   if (storage.method !== 0) {
-    const all = entryBytes(readAt(fd, storage.compressedSize, dataStart(storage)), storage, file);
+    const all = entryBytes(readAt(fd, storage.compressedSize, dataStart(storage)), storage, file, inflateRawSync);
     const values = new Float64Array(all.length / meta.itemSize);
     decodeElements(all, type, values, values.length);
     closeSync(fd);

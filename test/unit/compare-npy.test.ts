@@ -164,9 +164,9 @@ function pickleTensor(opts: { storage: string; size: number[]; stride: number[];
   return Uint8Array.from(out);
 }
 
-function writePt(name: string, pkl: Uint8Array, storage: Uint8Array): string {
+function writePt(name: string, pkl: Uint8Array, storage: Uint8Array, level: 0 | 6 = 0): string {
   const file = path.join(tmp, name);
-  writeFileSync(file, zipSync({ 'archive/data.pkl': pkl, 'archive/data/0': storage, 'archive/version': new TextEncoder().encode('3\n') }, { level: 0 }));
+  writeFileSync(file, zipSync({ 'archive/data.pkl': pkl, 'archive/data/0': storage, 'archive/version': new TextEncoder().encode('3\n') }, { level }));
   return file;
 }
 
@@ -192,6 +192,26 @@ describe('torch .pt reader', () => {
     src.read(out, 2);
     src.close();
     expect(Array.from(out)).toEqual([1, -2.5]);
+  });
+
+  it('deflated entries are inflated; a corrupt one fails naming the file and the entry', () => {
+    const values = Array.from({ length: 64 }, (_, i) => i % 5);
+    const file = writePt('z.pt', pickleTensor({ storage: 'FloatStorage', size: [8, 8], stride: [8, 1], numel: 64 }), f32(values), 6);
+    const raw = readFileSync(file);
+    // level 6 really deflated the first entry (compression method 8 in its local header)
+    expect(raw.readUInt16LE(8)).toBe(8);
+    const src = openTensorFile(file);
+    const out = new Float64Array(64);
+    src.read(out, 64);
+    src.close();
+    expect(Array.from(out)).toEqual(values);
+    // flip bytes inside the first entry's compressed data (after its 30-byte header and name)
+    const broken = Buffer.from(raw);
+    const dataAt = 30 + broken.readUInt16LE(26) + broken.readUInt16LE(28);
+    for (let k = 0; k < 6; k++) broken[dataAt + k] ^= 0xff;
+    const bad = path.join(tmp, 'zbad.pt');
+    writeFileSync(bad, broken);
+    expect(() => openTensorFile(bad)).toThrow(/zbad\.pt: zip entry archive\/data\.pkl is corrupt/);
   });
 
   it('a transposed view is gathered in C order', () => {

@@ -1,4 +1,3 @@
-import { inflateSync } from 'fflate';
 import { TorchPtError } from './torchPtError.js';
 
 /**
@@ -86,9 +85,18 @@ export function localDataOffset(localHeader: Uint8Array, entry: ZipEntry, file: 
   return entry.localHeaderOffset + 30 + u16(localHeader, 26) + u16(localHeader, 28);
 }
 
+/** Raw DEFLATE decompression (the caller's: Node's zlib, or a library in a browser). */
+export type Inflate = (raw: Uint8Array) => Uint8Array;
+
 /** Entry bytes → uncompressed bytes (stored or deflated). */
-export function entryBytes(raw: Uint8Array, entry: ZipEntry, file: string): Uint8Array {
+export function entryBytes(raw: Uint8Array, entry: ZipEntry, file: string, inflate: Inflate): Uint8Array {
   if (entry.method === 0) return raw;
-  if (entry.method === 8) return inflateSync(raw);
+  if (entry.method === 8) {
+    try {
+      return inflate(raw);
+    } catch (e) {
+      throw new TorchPtError(file, `zip entry ${entry.name} is corrupt (${(e as Error).message})`);
+    }
+  }
   throw new TorchPtError(file, `zip entry ${entry.name} uses unsupported compression method ${entry.method}`);
 }
