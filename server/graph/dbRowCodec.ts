@@ -9,6 +9,8 @@ import { Buffer } from 'node:buffer';
 const NULL = 0;
 const NUMBER = 1;
 const STRING = 2;
+/** A string handed back as its UTF-8 bytes (a Buffer view of the batch). */
+const BYTES = 3;
 
 export type RowValue = string | number | null;
 
@@ -31,11 +33,13 @@ export class RowPacker {
     return this.rowCount;
   }
 
-  add(row: readonly RowValue[]): void {
+  /** `asBytes[i]`: column i's string comes back as its UTF-8 bytes (`unpackRows`), not as a string. */
+  add(row: readonly RowValue[], asBytes?: readonly boolean[]): void {
     this.reserve(5);
-    this.buf.writeUInt32LE(row.length, this.pos);
+    putU32(this.buf, this.pos, row.length);
     this.pos += 4;
-    for (const v of row) {
+    for (let c = 0; c < row.length; c++) {
+      const v = row[c];
       if (v === null || v === undefined) {
         this.reserve(1);
         this.buf[this.pos++] = NULL;
@@ -48,7 +52,7 @@ export class RowPacker {
         // UTF-8 needs at most 3 bytes per UTF-16 unit.
         this.reserve(5 + v.length * 3);
         const buf = this.buf;
-        buf[this.pos] = STRING;
+        buf[this.pos] = asBytes?.[c] ? BYTES : STRING;
         let written = -1;
         if (v.length <= 64) {
           // Short strings (ids, names) byte by byte: a native call each would cost more than the copy.
@@ -62,7 +66,7 @@ export class RowPacker {
           if (i === v.length) written = i;
         }
         if (written < 0) written = buf.write(v, this.pos + 5, 'utf8');
-        buf.writeUInt32LE(written, this.pos + 1);
+        putU32(buf, this.pos + 1, written);
         this.pos += 5 + written;
       }
     }
@@ -88,16 +92,24 @@ export class RowPacker {
   }
 }
 
-/** The rows of a batch made by `RowPacker.take()`. */
-export function unpackRows(data: ArrayBuffer): RowValue[][] {
+/** A little-endian uint32 by hand: Buffer's writeUInt32LE checks its arguments on every call, a row's worth of times. */
+function putU32(buf: Buffer, at: number, v: number): void {
+  buf[at] = v & 0xff;
+  buf[at + 1] = (v >>> 8) & 0xff;
+  buf[at + 2] = (v >>> 16) & 0xff;
+  buf[at + 3] = v >>> 24;
+}
+
+/** The rows of a batch made by `RowPacker.take()`; strings packed as bytes are Buffer views of `data`. */
+export function unpackRows(data: ArrayBuffer): Array<Array<RowValue | Buffer>> {
   const buf = Buffer.from(data);
   const count = buf.readUInt32LE(4);
   let pos = 8;
-  const rows: RowValue[][] = new Array(count);
+  const rows: Array<Array<RowValue | Buffer>> = new Array(count);
   for (let r = 0; r < count; r++) {
     const n = buf.readUInt32LE(pos);
     pos += 4;
-    const row: RowValue[] = new Array(n);
+    const row: Array<RowValue | Buffer> = new Array(n);
     for (let i = 0; i < n; i++) {
       const tag = buf[pos++];
       if (tag === NULL) row[i] = null;
@@ -107,7 +119,7 @@ export function unpackRows(data: ArrayBuffer): RowValue[][] {
       } else {
         const len = buf.readUInt32LE(pos);
         pos += 4;
-        row[i] = buf.toString('utf8', pos, pos + len);
+        row[i] = tag === BYTES ? buf.subarray(pos, pos + len) : buf.toString('utf8', pos, pos + len);
         pos += len;
       }
     }

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -117,5 +118,35 @@ describe('packed row batches', () => {
     }
     packer.add(['after take']);
     expect(unpackRows(packer.take())).toEqual([['after take']]);
+  });
+
+  it('hand back the columns asked for as UTF-8 bytes, which the insert stores as text', () => {
+    const packer = new RowPacker(64);
+    const asBytes = [false, true, true, true];
+    packer.add(['a', '{"k": "\\u00e9"}', 'é✓', null], asBytes);
+    packer.add(['b', '', 'x'.repeat(5000), 'y'], asBytes);
+    const back = unpackRows(packer.take());
+    expect(back[0][0]).toBe('a');
+    expect(Buffer.isBuffer(back[0][1])).toBe(true);
+    expect((back[0][1] as Buffer).toString('utf8')).toBe('{"k": "\\u00e9"}');
+    expect((back[0][2] as Buffer).toString('utf8')).toBe('é✓');
+    expect(back[0][3]).toBeNull();
+    expect((back[1][1] as Buffer).length).toBe(0);
+    expect((back[1][2] as Buffer).toString('utf8')).toBe('x'.repeat(5000));
+    // the node insert casts these columns: bytes bound there are stored as TEXT, equal to the string
+    const file = path.join(work, 'bytes.vis.db');
+    const db = new VisDbFile(file);
+    const row = (id: string, input: string | Buffer) =>
+      [id, 'NPU_0_0', 0, id, '0', '', input, null, null, 0, input, 's', '', '{}', 0, input, input, 'NPU', null, 0, 0] as never;
+    db.node(row('a', Buffer.from('{"x": "é"}')));
+    db.node(row('b', '{"x": "é"}'));
+    db.finish();
+    const check = new Database(file, { readonly: true });
+    const got = check.prepare('SELECT sub_nodes, typeof(sub_nodes) t1, typeof(matched_node_link) t2, typeof(input_data) t3, typeof(output_data) t4 FROM tb_nodes ORDER BY rowid').all();
+    check.close();
+    expect(got).toEqual([
+      { sub_nodes: '{"x": "é"}', t1: 'text', t2: 'text', t3: 'text', t4: 'text' },
+      { sub_nodes: '{"x": "é"}', t1: 'text', t2: 'text', t3: 'text', t4: 'text' },
+    ]);
   });
 });

@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { crc32Hex } from '../../src/core/formats/crc32.js';
+import { formatValue } from '../../src/core/formats/itemFormat.js';
 import { pyExp, pyFixed, pyFloatRepr, pyRepr, pyRound, pyStr, pyTypeName } from '../../src/core/formats/pyFormat.js';
 import { pyJsonDumps, PyFloat, writePyJson } from '../../src/core/formats/pyJsonWrite.js';
 
 // Expected strings were produced by CPython 3 (repr, round, format, json.dumps, zlib.crc32); see msprobe-format.md §4.1.
+describe('export formatting of floats (format_node_data)', () => {
+  it.each([
+    [31999, '31999.0'],
+    [-5, '-5.0'],
+    [1234567890, '1234567890.0'],
+    [9007199254740992, '9007199254740992.0'],
+    [1e16, '1.000000e+16'],
+    [-0, '-0.0'],
+    [0.5, '0.5'],
+    [2.0000004, '2.0'],
+    [1.23456789e-5, '1.234568e-05'],
+    [123456789012.1234567, '123456789012.12346'],
+  ])('%s → %s', (x, text) => {
+    expect(formatValue(x)).toBe(text);
+  });
+});
+
 describe('Python number formatting', () => {
   it.each([
     [1e-7, '1e-07'],
@@ -56,6 +74,10 @@ describe('Python number formatting', () => {
     [Infinity, 'inf'],
     [9.9999995e-5, '9.999999e-05'],
     [1.364242e-12, '1.364242e-12'],
+    [-0, '-0.000000e+00'],
+    [-2.5e-300, '-2.500000e-300'],
+    [1.5e100, '1.500000e+100'],
+    [-7e-5, '-7.000000e-05'],
   ])('"{:.6e}".format(%s) = %s', (x, text) => {
     expect(pyExp(x, 6)).toBe(text);
   });

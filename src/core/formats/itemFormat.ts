@@ -260,6 +260,8 @@ function formatFloat(x: number): string {
   const ax = x < 0 ? -x : x;
   // str(x) uses an exponent exactly below 1e-4 and from 1e16.
   if (ax < 1e-4 || ax >= 1e16) return pyExp(x, 6);
+  // Whole numbers (statistics of integer tensors) are exact: "31999.0".
+  if (Number.isInteger(x)) return x + '.0';
   if (ax < 1e9) {
     // ≤ 15 significant digits: the 6-place decimal is already the shortest repr of round(x, 6), minus trailing 0s.
     const s = pyFixed(x, 6);

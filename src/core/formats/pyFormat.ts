@@ -63,10 +63,11 @@ export function pyExp(x: number, digits: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (x !== 0 && mayTieExp(x, digits)) return exactExp(x, digits);
   const s = x.toExponential(digits);
-  const at = s.indexOf('e');
-  const exp = Number(s.slice(at + 1));
-  const sign = Object.is(x, -0) ? '-' : '';
-  return `${sign}${s.slice(0, at)}e${exp < 0 ? '-' : '+'}${pad2(Math.abs(exp))}`;
+  if (Object.is(x, -0)) return '-' + s.slice(0, -1) + '00';
+  // JS writes the exponent with as few digits as it needs ("e-7"), Python with two at least ("e-07").
+  const n = s.length;
+  const c = s.charCodeAt(n - 2);
+  return c === 0x2b || c === 0x2d ? s.slice(0, n - 1) + '0' + s.slice(n - 1) : s;
 }
 
 /** True when x·10^(digits−E)·2 may be an integer, E being x's decimal exponent (or one less, near powers of 10). */

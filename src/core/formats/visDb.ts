@@ -60,16 +60,26 @@ function createTable(name: string, columns: ReadonlyArray<readonly [string, stri
   return `CREATE TABLE IF NOT EXISTS ${name} (\n${columns.map(([c, t]) => `    ${c} ${t}`).join(',\n')}\n);`;
 }
 
-function insert(name: string, columns: ReadonlyArray<readonly [string, string]>, orIgnore = false): string {
+/**
+ * Node columns that only ever hold JSON text (ASCII: the writer escapes everything else). Their values may be bound
+ * as the text's UTF-8 bytes: the insert casts them to TEXT, so the file holds text either way (a writer thread is
+ * handed rows as bytes and need not turn them into strings and back).
+ */
+export const NODE_JSON_COLUMNS: ReadonlySet<string> = new Set(['sub_nodes', 'matched_node_link', 'input_data', 'output_data']);
+/** `NODE_JSON_COLUMNS` by position in a `DbNodeRow`. */
+export const NODE_JSON_AT: readonly boolean[] = NODE_COLUMNS.map(([c]) => NODE_JSON_COLUMNS.has(c));
+
+function insert(name: string, columns: ReadonlyArray<readonly [string, string]>, orIgnore = false, textBytes?: ReadonlySet<string>): string {
   const cols = columns.map(([c]) => c);
-  return `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO ${name} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+  const params = cols.map((c) => (textBytes?.has(c) ? 'CAST(? AS TEXT)' : '?'));
+  return `INSERT ${orIgnore ? 'OR IGNORE ' : ''}INTO ${name} (${cols.join(', ')}) VALUES (${params.join(', ')})`;
 }
 
 export const VIS_DB_SQL = {
   createNodes: createTable('tb_nodes', NODE_COLUMNS),
   createStack: createTable('tb_stack', STACK_COLUMNS),
   createConfig: createTable('tb_config', CONFIG_COLUMNS),
-  insertNode: insert('tb_nodes', NODE_COLUMNS),
+  insertNode: insert('tb_nodes', NODE_COLUMNS, false, NODE_JSON_COLUMNS),
   insertStack: insert('tb_stack', STACK_COLUMNS),
   // The first export's config wins: every later graph of the run inserts the same row again.
   insertConfig: insert('tb_config', CONFIG_COLUMNS, true),
