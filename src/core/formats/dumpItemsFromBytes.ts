@@ -80,6 +80,8 @@ class DumpItemsReader {
   private readonly tableStr: string[] = new Array<string>(1 << TABLE_BITS).fill('');
   private readonly tableAt = new Int32Array(1 << TABLE_BITS).fill(-1);
   private readonly tableLen = new Int32Array(1 << TABLE_BITS);
+  /** Lists being read, one per nesting depth. */
+  private readonly scratch: PyValue[][] = [];
   /** Where each field's items are in an entry's list ([start, end) per IO_FIELDS index). */
   private readonly fieldStart = new Int32Array(IO_FIELDS.length);
   private readonly fieldEnd = new Int32Array(IO_FIELDS.length);
@@ -334,17 +336,23 @@ class DumpItemsReader {
       }
     }
     if (c === LBRACKET) {
-      const out: PyValue[] = [];
       this.pos++;
       this.ws();
       if (b[this.pos] === RBRACKET) {
         this.pos++;
-        return out;
+        return [];
       }
+      // Elements are collected in a scratch list per depth and copied out at their exact size: a list grown by
+      // push keeps room for 17 elements, and a run keeps a shape list in every item.
+      const scratch = (this.scratch[depth] ??= []);
+      let n = 0;
       for (;;) {
-        out.push(this.value(depth + 1));
-        if (!this.next(RBRACKET)) return out;
+        scratch[n++] = this.value(depth + 1);
+        if (!this.next(RBRACKET)) break;
       }
+      const out = scratch.slice(0, n);
+      scratch.fill(null, 0, n);
+      return out;
     }
     if (c === 0x74 && this.literal('true')) return true;
     if (c === 0x66 && this.literal('false')) return false;
