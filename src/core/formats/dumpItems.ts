@@ -28,7 +28,7 @@ export const IO_FIELDS: ReadonlyArray<readonly [field: string, suffix: string, s
 const STATS = ['Max', 'Min', 'Mean', 'Norm'] as const;
 const RANK_ARGS = new Set(['src', 'dst', 'group_src', 'group_dst']);
 const P2P_KEYS = ['class_type', 'op', 'peer', 'tag', 'group_id'] as const;
-const PARAMS_GRAD = 'parameters_grad';
+export const PARAMS_GRAD = 'parameters_grad';
 /** msprobe's recursion limit of `op_item_parse`. */
 export const MAX_DEPTH = 400;
 

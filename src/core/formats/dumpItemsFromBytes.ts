@@ -1,6 +1,6 @@
 import { ItemBuilder, type RawItem } from '../model/item.js';
 import type { DumpHead } from './dumpJson.js';
-import { defaultItem, finishLeafItem, IO_FIELDS, isParamsGradEntry, listIndexed, MAX_DEPTH, type ItemState } from './dumpItems.js';
+import { defaultItem, finishLeafItem, IO_FIELDS, isParamsGradEntry, listIndexed, MAX_DEPTH, PARAMS_GRAD, type ItemState } from './dumpItems.js';
 import type { PyValue } from './pyJson.js';
 import { pyIntOf } from './pyJsonNative.js';
 import type { Utf8Decode } from './utf8.js';
@@ -197,8 +197,11 @@ class DumpItemsReader {
   private entryItems(name: string): RawItem[] {
     const b = this.b;
     const out: RawItem[] = [];
-    if (isParamsGradEntry(name)) {
-      this.items(name, 'parameters_grad', 0, out);
+    // Whether the names made below contain "parameters_grad" (the naming of list elements depends on it): it has no
+    // '.', so a name contains it when one of the parts joined by '.' does.
+    const grads = name.includes(PARAMS_GRAD);
+    if (grads && isParamsGradEntry(name)) {
+      this.items(name, 'parameters_grad', 0, out, true);
       return out;
     }
     const starts = this.fieldStart;
@@ -224,7 +227,7 @@ class DumpItemsReader {
         last = field;
         starts[field] = out.length;
         const [, suffix, state] = IO_FIELDS[field];
-        this.items(name + suffix, state, 0, out);
+        this.items(name + suffix, state, 0, out, grads);
         ends[field] = out.length;
       }
       if (!this.next(RBRACE)) break;
@@ -236,14 +239,14 @@ class DumpItemsReader {
     return sorted;
   }
 
-  /** `op_item_parse` of the value at pos, its items appended to `out`. */
-  private items(name: string, state: ItemState, depth: number, out: RawItem[]): void {
+  /** `op_item_parse` of the value at pos, its items appended to `out`; `grads`: `name` contains "parameters_grad". */
+  private items(name: string, state: ItemState, depth: number, out: RawItem[], grads: boolean): void {
     if (depth > MAX_DEPTH) throw AS_VALUE;
     const b = this.b;
     const c = b[this.pos];
     if (c === LBRACKET) {
       // Parameter gradients are one-element lists per parameter: the element takes the list's own name.
-      const indexed = listIndexed(name);
+      const indexed = !grads || listIndexed(name);
       this.pos++;
       this.ws();
       if (b[this.pos] === RBRACKET) {
@@ -251,12 +254,12 @@ class DumpItemsReader {
         return;
       }
       for (let i = 0; ; i++) {
-        this.items(indexed ? `${name}.${i}` : name, state, depth + 1, out);
+        this.items(indexed ? `${name}.${i}` : name, state, depth + 1, out, grads);
         if (!this.next(RBRACKET)) return;
       }
     }
     if (c === LBRACE) {
-      this.dict(name, state, depth, out);
+      this.dict(name, state, depth, out, grads);
       return;
     }
     if (c === 0x6e && this.literal('null')) {
@@ -271,7 +274,7 @@ class DumpItemsReader {
    * A dict in `op_item_parse`: a descriptor (a string `type`) becomes an item, any other dict is walked key by key.
    * It is read as a descriptor first (the common case); when it is not one it is read again as a container.
    */
-  private dict(name: string, state: ItemState, depth: number, out: RawItem[]): void {
+  private dict(name: string, state: ItemState, depth: number, out: RawItem[], grads: boolean): void {
     const b = this.b;
     const start = this.pos;
     const item = this.builder.reset();
@@ -286,8 +289,6 @@ class DumpItemsReader {
     }
     for (;;) {
       const key = this.string();
-      // A repeated key keeps its first place and its last value: dumpItems.ts reads that from a Map.
-      if (item.has(key)) throw AS_VALUE;
       this.colon();
       const v = this.value(depth + 2);
       if (key === 'type') typed = typeof v === 'string';
@@ -297,6 +298,8 @@ class DumpItemsReader {
       item.add(key, typeof v === 'boolean' ? (v ? 'True' : 'False') : v);
       if (!this.next(RBRACE)) break;
     }
+    // A repeated key keeps its first place and its last value: dumpItems.ts reads that from a Map.
+    if (!item.keysDistinct()) throw AS_VALUE;
     if (typed) {
       out.push(finishLeafItem(item, name, state, original, item.get('type') === 'torch.ProcessGroup' ? groupRanks : null));
       return;
@@ -307,7 +310,7 @@ class DumpItemsReader {
     for (;;) {
       const key = this.string();
       this.colon();
-      this.items(`${name}.${key}`, state, depth + 1, out);
+      this.items(`${name}.${key}`, state, depth + 1, out, grads || key.includes(PARAMS_GRAD));
       if (!this.next(RBRACE)) return;
     }
   }
@@ -480,13 +483,25 @@ class DumpItemsReader {
       while (k < len && b[at + k] === b[start + 1 + k]) k++;
       if (k === len) return this.tableStr[slot];
     }
-    const s = this.text(start + 1, i);
+    const decoded = this.text(start + 1, i);
+    const s = CANONICAL.get(decoded) ?? decoded;
     this.tableStr[slot] = s;
     this.tableAt[slot] = start + 1;
     this.tableLen[slot] = len;
     return s;
   }
 }
+
+/**
+ * The keys every descriptor and entry has, as the program's own string constants: items' keys are then the very
+ * strings the code looks them up by, and lookups compare pointers instead of characters.
+ */
+const CANONICAL = new Map(
+  [
+    ...['type', 'dtype', 'shape', 'Max', 'Min', 'Mean', 'Norm', 'requires_grad', 'md5', 'data_name', 'value', 'full_op_name', 'state'],
+    ...IO_FIELDS.map(([field]) => field),
+  ].map((k) => [k, k]),
+);
 
 /** The index in IO_FIELDS of an entry key, or -1. */
 function ioField(key: string): number {

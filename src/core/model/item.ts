@@ -51,16 +51,24 @@ export class ItemShape {
 
   /** This shape plus `key` at the end (cached while the tree is small, so shapes are shared). */
   with(key: string): ItemShape {
-    const known = this.next.get(key);
-    if (known) return known;
-    const shape = new ItemShape([...this.keys, key]);
-    // Items with unusual keys would grow the tree without bound in a long-lived process; those stay unshared.
-    if (shapeCount < MAX_SHARED_SHAPES) {
-      this.next.set(key, shape);
-      shapeCount++;
+    // Items come in runs of one shape: the transition taken last is nearly always the one asked for.
+    if (key === this.lastKey) return this.lastNext!;
+    let shape = this.next.get(key);
+    if (!shape) {
+      shape = new ItemShape([...this.keys, key]);
+      // Items with unusual keys would grow the tree without bound in a long-lived process; those stay unshared.
+      if (shapeCount < MAX_SHARED_SHAPES) {
+        this.next.set(key, shape);
+        shapeCount++;
+      }
     }
+    this.lastKey = key;
+    this.lastNext = shape;
     return shape;
   }
+
+  private lastKey: string | null = null;
+  private lastNext: ItemShape | null = null;
 }
 
 const MAX_SHARED_SHAPES = 20_000;
@@ -180,6 +188,11 @@ export class ItemBuilder {
     const i = this.shape.index.get(key);
     if (i === undefined) this.add(key, value);
     else this.vals[i] = value;
+  }
+
+  /** No key was added twice (`add` is for new keys; a reader that cannot tell beforehand checks here). */
+  keysDistinct(): boolean {
+    return this.shape.index.size === this.shape.keys.length;
   }
 
   build(): Item {
