@@ -142,3 +142,72 @@ describe('json.dumps', () => {
     expect(text).toBe('{\n    "a": [],\n    "b": {},\n    "c": [\n        1,\n        {\n            "d": null\n        }\n    ]\n}');
   });
 });
+
+/** The exact value of a double as num / den (den a power of two), for the oracle below. */
+function exactRatio(x: number): { num: bigint; den: bigint } {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const exp = Number((bits >> 52n) & 0x7ffn);
+  let mant = bits & ((1n << 52n) - 1n);
+  if (exp !== 0) mant |= 1n << 52n;
+  const e = (exp === 0 ? 1 : exp) - 1075;
+  return e >= 0 ? { num: mant << BigInt(e), den: 1n } : { num: mant, den: 1n << BigInt(-e) };
+}
+
+/** round(num / den) with ties to even. */
+function roundEven(num: bigint, den: bigint): bigint {
+  const q = num / den;
+  const r2 = (num % den) * 2n;
+  return r2 > den || (r2 === den && q % 2n === 1n) ? q + 1n : q;
+}
+
+/** Python's `f"{x:.6f}"` and `f"{x:.6e}"` by exact arithmetic (finite, non-zero x). */
+function oracle(x: number): { fixed: string; exp: string } {
+  const { num, den } = exactRatio(x);
+  const sign = x < 0 ? '-' : '';
+  const f = roundEven(num * 10n ** 6n, den).toString().padStart(7, '0');
+  let e = num.toString().length - den.toString().length;
+  // 10^e <= |x| < 10^(e+1)
+  const scaled = (k: number) => (k >= 0 ? { n: num * 10n ** BigInt(k), d: den } : { n: num, d: den * 10n ** BigInt(-k) });
+  for (;;) {
+    const lo = scaled(-e);
+    if (lo.n < lo.d) e--;
+    else if (lo.n >= lo.d * 10n) e++;
+    else break;
+  }
+  const s6 = scaled(6 - e);
+  let digits = roundEven(s6.n, s6.d);
+  if (digits >= 10n ** 7n) {
+    digits /= 10n;
+    e++;
+  }
+  const ds = digits.toString();
+  return {
+    fixed: `${sign}${f.slice(0, -6)}.${f.slice(-6)}`,
+    exp: `${sign}${ds[0]}.${ds.slice(1)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`,
+  };
+}
+
+describe('6-place formatting against exact arithmetic', () => {
+  it('agrees on short binary mantissas (bfloat16 / float16 statistics), exact ties and random doubles', () => {
+    let seed = 99;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const values: number[] = [];
+    for (let k = 0; k < 20000; k++) {
+      const bits = 1 + Math.floor(rand() * 11);
+      const m = 2 ** bits + Math.floor(rand() * 2 ** bits);
+      const scale = 2 ** (Math.floor(rand() * 60) - 45);
+      values.push((rand() < 0.5 ? -1 : 1) * m * scale);
+      values.push((rand() - 0.5) * 10 ** (Math.floor(rand() * 24) - 12));
+    }
+    // ties of the last place kept, both ways of rounding
+    values.push(0.0078125, 2.5e-7, 1.5e-6, 0.0000125, 1.25e-5, -3.5e-6, 4.5e-7, 0.5, 1234.0000005);
+    for (const x of values) {
+      const want = oracle(x);
+      expect(pyFixed(x, 6), `${x}`).toBe(want.fixed);
+      expect(pyExp(x, 6), `${x}`).toBe(want.exp);
+    }
+  });
+});
+

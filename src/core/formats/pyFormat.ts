@@ -51,8 +51,8 @@ export function pyFixed(x: number, digits: number): string {
   if (x !== x) return 'nan';
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (Math.abs(x) >= 1e21) return exactFixed(x, digits);
-  // A tie needs 2·x·10^digits to be an integer; the float product is an integer whenever the exact one is.
-  if (Number.isInteger(x * 2 * pow10(digits))) return exactFixed(x, digits);
+  // A tie needs 2·x·10^digits to be an odd integer.
+  if (digits <= 22 ? mayBeTie(x * 2 * POW10[digits]) : Number.isInteger(x * 2 * pow10(digits))) return exactFixed(x, digits);
   // toFixed keeps the sign of a small negative value ("-0.000000") as Python does, but not of -0 itself.
   return Object.is(x, -0) ? '-' + x.toFixed(digits) : x.toFixed(digits);
 }
@@ -78,9 +78,21 @@ function mayTieExp(x: number, digits: number): boolean {
     // A tie means x = odd · 2^-(k+1), and 10^k must then be exact: for |k| > 22 no double can tie.
     if (k > 22 || k < -22) continue;
     const scaled = k >= 0 ? x * 2 * POW10[k] : (x * 2) / POW10[-k];
-    if (Number.isInteger(scaled)) return true;
+    if (mayBeTie(scaled)) return true;
   }
   return false;
+}
+
+/**
+ * Whether `scaled`, 2·x·10^k computed in doubles (10^k exact), may be an odd integer: x a tie at k decimals. An
+ * exact odd integer below 2^53 comes out of that product exactly; above 2^53 doubles cannot tell, so it may. An
+ * even integer is no tie: x·10^k is whole and the native formatting is exact (values of short binary mantissas,
+ * such as bfloat16 statistics, are mostly that).
+ */
+function mayBeTie(scaled: number): boolean {
+  if (!Number.isInteger(scaled)) return false;
+  const a = Math.abs(scaled);
+  return a >= 9007199254740992 || a % 2 === 1;
 }
 
 /** 10^0 … 10^22, the powers of ten a double holds exactly. */
