@@ -84,6 +84,15 @@ describe('summary cells (msprobe get_rela_diff_summary_mode)', () => {
       for (let i = 0; i < 8; i++) expect(formatValue(values[i]), `${npu} / ${bench} #${i}`).toBe(formatValue(full[i][1]));
       for (let i = 4; i < 8; i++) expect(formatValue(values[i])).toBe(values[i]);
     }
+    // relative errors that are short decimals (repr of at most 6 places), large ones and tiny ones
+    const pairs: Array<[number, number]> = [[2, 1], [1.5, 1], [1.25, 1], [3, 4], [1.000001, 1], [1.1, 1], [7, 8], [2e7, 1], [1e10, 1], [1.0000000001, 1]];
+    for (const [n, b] of pairs) {
+      const values: PyValue[] = new Array(8);
+      summaryValues(stats([n, n, n, n]), stats([b, b, b, b]), values, new Array(4));
+      const full = summaryCells([n, n, n, n], [b, b, b, b]);
+      for (let i = 4; i < 8; i++) expect(values[i], `${n} / ${b}`).toBe(formatValue(full[i][1]));
+    }
+    expect(summaryCells([2, 2, 2, 2], [1, 1, 1, 1])[4][1]).toBe('100.0%');
   });
 });
 

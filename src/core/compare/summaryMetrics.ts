@@ -44,6 +44,10 @@ export function summaryValues(npu: RawItem, bench: RawItem, values: PyValue[], i
 function exportedPercent(x: number): string {
   if (x >= 1e-4 && x < 1e9) {
     const fixed = pyFixed(x, 6);
+    // A value of at most 6 places is within a few units in the last place of x·10^6's integer; most relative
+    // errors are far from one, and need not have the 6-place text parsed back to tell.
+    const y = x * 1e6;
+    if (Math.abs(y - Math.round(y)) > y * 1e-15) return fixed + '%';
     return Number(fixed) !== x ? fixed + '%' : `${pyFloatRepr(x)}%`;
   }
   const repr = pyFloatRepr(x);
