@@ -30,7 +30,7 @@ export function readDumpDir(dir: string, opts: { keepDumpText?: boolean } = {}):
   const dumpBytes = readBytes(dumpFile);
   const dumpText = opts.keepDumpText ? textOfBytes(dumpBytes, dumpFile, bufferUtf8) : undefined;
   const dump = readingFile(dumpFile, () => readDumpJson(dumpBytes, dumpFile, bufferUtf8));
-  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile));
+  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile, bufferUtf8));
   return { construct, dump, stack, dumpDir: dir, dumpFile, dumpText };
 }
 
@@ -79,7 +79,7 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   }
   const dumpDataDir = head.top.has('dump_data_dir') ? head.top.get('dump_data_dir')! : '';
   if (head.data === 'other') throw new DumpFileError(dumpFile, "Invalid type for 'data': expected a dict (a JSON object)");
-  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile));
+  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile, bufferUtf8));
   return {
     construct,
     dump: { dumpDataDir, data: new Map() },

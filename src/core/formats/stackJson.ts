@@ -3,7 +3,7 @@ import { parsePyJson, type PyValue } from './pyJson.js';
 import { pyStr, pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
 import { textOfBytes } from './textLimit.js';
-import { utf8Bytes, utf8Decode } from './utf8.js';
+import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
 import { skipWs, stringEnd } from './jsonBytes.js';
 
 export const STACK_NOT_DICT_PROBLEM =
@@ -13,12 +13,13 @@ export const STACK_NOT_DICT_PROBLEM =
  * stack.json in either shape (msprobe-format.md §1.6) → dump name → stack lines.
  * Old: `{name: [lines]}`. New (2025-05+, detected by a truthy `"0"`): `{"0": [[names], [lines]], …}`.
  * A value that is not a list becomes `[]` (msprobe would copy it verbatim; no dumper writes one).
- * `input` is the file's text or its UTF-8 bytes (the common case then never becomes one string).
+ * `input` is the file's text or its UTF-8 bytes (the common case then never becomes one string); `decode` turns
+ * byte ranges of them into text (Node callers pass Buffer's).
  */
-export function parseStackJson(input: string | Uint8Array, file = 'stack.json'): Map<string, string[]> {
-  const scanned = scanOldFormat(typeof input === 'string' ? utf8Bytes(input) : input);
+export function parseStackJson(input: string | Uint8Array, file = 'stack.json', decode: Utf8Decode = utf8Decode): Map<string, string[]> {
+  const scanned = scanOldFormat(typeof input === 'string' ? utf8Bytes(input) : input, decode);
   if (scanned) return scanned;
-  const text = typeof input === 'string' ? input : textOfBytes(input, file);
+  const text = typeof input === 'string' ? input : textOfBytes(input, file, decode);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
   const out = new Map<string, string[]>();
@@ -59,7 +60,9 @@ export function parseStackJson(input: string | Uint8Array, file = 'stack.json'):
  * array). Anything unexpected (the new format, a value that is not a list of strings, malformed JSON) returns null
  * for the general readers below.
  */
-function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
+function scanOldFormat(input: Uint8Array, decode: Utf8Decode): Map<string, string[]> | null {
+  // Scanned as given: a Buffer's indexOf (memchr) finds the ends of these long lines faster than a plain view's.
+  const bytes = input;
   const n = bytes.length;
   // Distinct values by a cheap fingerprint (length and a few bytes), then by comparing their text: hashing every
   // value's whole text as a Map key costs more than the comparisons.
@@ -77,7 +80,7 @@ function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
     if (i < 0) return null;
     let escaped = false;
     for (let k = keyStart + 1; k < i - 1 && !escaped; k++) escaped = bytes[k] === 0x5c;
-    const keyText = utf8Decode(bytes, keyStart, i);
+    const keyText = decode(input, keyStart, i);
     const key = escaped ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
     // The new format's group numbers: the general path decides between the formats.
     if (key === '0') return null;
@@ -109,7 +112,7 @@ function scanOldFormat(bytes: Uint8Array): Map<string, string[]> | null {
     for (let k = 1; k <= 8; k++) print = (Math.imul(print, 31) + bytes[valueStart + ((length * k) >> 3) - 1]) | 0;
     let candidates = byPrint.get(print);
     if (!candidates) byPrint.set(print, (candidates = []));
-    const raw = utf8Decode(bytes, valueStart, i);
+    const raw = decode(input, valueStart, i);
     let lines: string[] | undefined;
     for (const c of candidates) {
       if (c.raw === raw) {
