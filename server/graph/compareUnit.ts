@@ -13,6 +13,7 @@ import {
   type Framework,
 } from '../../src/core/compare/mode.js';
 import type { OverflowLevel } from '../../src/core/compare/overflow.js';
+import { MAX_COMPARE_COLUMNS } from '../../src/core/compare/rows.js';
 import { dumpTopAsPy } from '../../src/core/formats/dumpJson.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
@@ -70,7 +71,8 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
 }
 
 function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Side {
-  const src = readDumpDirForBuild(dir, { overflowLevels: settings.overflowCheck });
+  // NPU items get the compare columns: room for them is left as they are made.
+  const src = readDumpDirForBuild(dir, { overflowLevels: settings.overflowCheck, itemRoom: which === 'npu' ? MAX_COMPARE_COLUMNS : 0 });
   const side: Side = {
     dumpFile: src.dumpFile,
     task: deferred(() => dumpTaskOfRead(src.head.top, src.head.data, src.md5, which, src.dumpFile)),

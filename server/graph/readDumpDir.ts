@@ -53,7 +53,7 @@ export interface PreparedDumpDir extends DumpDirContents {
  * entry becomes node data at once, so neither the whole parse tree nor a copy of the entries stays in memory; what
  * the checks read of the raw entries (md5, overflow levels) is taken on the way. Same files, order and errors.
  */
-export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean } = {}): PreparedDumpDir {
+export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean; itemRoom?: number } = {}): PreparedDumpDir {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   reserveFileBuffer(constructFile, dumpFile, stackFile);
   const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
@@ -63,7 +63,7 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   const newReader = () => new EntryReader(dumpFile, dumpBytes.includes('md5'), opts.overflowLevels ?? false);
   // Straight to items (dumpItemsFromBytes.ts); a file that reader leaves, the general one reads afresh.
   let reader = newReader();
-  let head = readDumpItems(dumpBytes, reader, bufferUtf8);
+  let head = readDumpItems(dumpBytes, reader, bufferUtf8, opts.itemRoom);
   if (!head) {
     reader = newReader();
     head = readingFile(dumpFile, () => visitDumpJson(dumpBytes, dumpFile, reader, bufferUtf8));

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateDumps } from '../../bench/dumpgen/generate.mjs';
-import { nodeInputOutput, type NodeData } from '../../src/core/formats/dumpItems.js';
+import { nodeInputOutput, splitInputOutput, type NodeData } from '../../src/core/formats/dumpItems.js';
 import { readDumpItems, type DumpItemsVisitor } from '../../src/core/formats/dumpItemsFromBytes.js';
 import { parseDumpJson } from '../../src/core/formats/dumpJson.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
-import { splitInputOutput } from '../../src/core/formats/dumpItems.js';
 import type { RawItem } from '../../src/core/model/item.js';
+import { canon } from '../helpers/pyCanon.js';
 import { sharedDataDir } from '../helpers/shared.js';
 
 // dump.json read straight into items (dumpItemsFromBytes.ts) must give, entry by entry, the items dumpItems.ts makes
@@ -17,23 +17,6 @@ import { sharedDataDir } from '../helpers/shared.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'graph-dumpbytes-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function canon(v: PyValue | undefined): string {
-  if (v === undefined) return 'U';
-  if (v === null) return 'N';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'T' : 'F';
-    case 'string':
-      return JSON.stringify(v);
-    case 'bigint':
-      return `i${v}`;
-    case 'number':
-      return Object.is(v, -0) ? 'f-0' : `f${v}`;
-  }
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  return `{${[...(v as Map<string, PyValue>)].map(([k, x]) => `${JSON.stringify(k)}:${canon(x)}`).join(',')}}`;
-}
 
 function canonItems(items: Map<string, RawItem>): string[] {
   return [...items].map(([k, item]) => `${k} => ${[...item].map(([f, v]) => `${f}=${canon(v)}`).join(' ')}`);
@@ -185,6 +168,24 @@ describe('dump.json read straight into items', () => {
     ['a form feed', `{"task": "t", "data": {},\f"x": 1}`],
   ])('leaves %s to the general reader', (_, text) => {
     expect(readDumpItems(Buffer.from(text), new Recorder(), utf8)).toBeNull();
+  });
+
+  it('gives equal tensor shapes one list (both files), other lists their own', () => {
+    const text = doc(`"A.0.forward": {"input_args": [${T()}, ${T()}, {"type": "list", "value": [2, 3]}], "output": [{"type": "torch.Tensor", "dtype": "torch.float16", "shape": [2, 4]}]}`);
+    const read = () => {
+      const rec = new Recorder();
+      expect(readDumpItems(Buffer.from(text), rec, utf8)).not.toBeNull();
+      return rec.data.get('A.0.forward')!;
+    };
+    const a = read();
+    const b = read();
+    const [x, y, list] = [...a.inputData.values()];
+    expect(x.get('shape')).toEqual([2n, 3n]);
+    expect(x.get('shape')).toBe(y.get('shape'));
+    expect(x.get('shape')).toBe([...b.inputData.values()][0].get('shape'));
+    expect(list.get('value')).toEqual([2n, 3n]);
+    expect(list.get('value')).not.toBe(x.get('shape'));
+    expect([...a.outputData.values()][0].get('shape')).toEqual([2n, 4n]);
   });
 
   it('reads floats of every length and exponent to the same double as the hand parser', () => {

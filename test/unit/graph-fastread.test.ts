@@ -8,6 +8,7 @@ import { parseDumpJson, readDumpJson, visitDumpJson } from '../../src/core/forma
 import { PyJsonError, parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
 import { parsePyJsonNative, type DumpValue } from '../../src/core/formats/pyJsonNative.js';
 import { parseStackJson } from '../../src/core/formats/stackJson.js';
+import { canon } from '../helpers/pyCanon.js';
 
 // The fast readers (native JSON.parse + pre-scan, batches of dump entries, the stack.json scan) must give exactly
 // what the Python-mode hand parser gives: same values with Python types (int vs float, NaN), same key order, same
@@ -15,25 +16,6 @@ import { parseStackJson } from '../../src/core/formats/stackJson.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'graph-fastread-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-/** A canonical text of a parsed value: types, key order and NaN/-0 all show. */
-function canon(v: DumpValue | undefined): string {
-  if (v === undefined) return 'U';
-  if (v === null) return 'N';
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'T' : 'F';
-    case 'string':
-      return JSON.stringify(v);
-    case 'bigint':
-      return `i${v}`;
-    case 'number':
-      return Object.is(v, -0) ? 'f-0' : `f${v}`;
-  }
-  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
-  const entries = v instanceof Map ? [...v] : Object.entries(v);
-  return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canon(x)}`).join(',')}}`;
-}
 
 function errorOf(f: () => unknown): string | null {
   try {
@@ -201,6 +183,17 @@ describe('stack.json scan', () => {
     ['empty', `{}`],
   ])('%s', (_, text) => {
     expect(canon(parseStackJson(text) as unknown as DumpValue)).toBe(canon(stackOracle(text) as unknown as DumpValue));
+  });
+
+  it.each([
+    ['a raw control character in a key', `{"a": ["l"], "b\u0001c": ["l"]}`],
+    ['a bad escape in a key', `{"a": ["l"], "b\\xc": ["l"]}`],
+    ['a raw control character in a line', `{"a": ["l\u0001"]}`],
+  ])('reports %s as the hand parser does (from text and from bytes)', (_, text) => {
+    const slow = errorOf(() => stackOracle(text));
+    expect(slow).not.toBeNull();
+    expect(errorOf(() => parseStackJson(text))).toBe(slow);
+    expect(errorOf(() => parseStackJson(Buffer.from(text)))).toBe(slow);
   });
 });
 

@@ -39,6 +39,9 @@ const MD5_COLUMNS = ['Result', 'Requires_grad Consistent'] as const;
 export const REAL_METRIC_COLUMNS = REAL_METRICS;
 export const REAL_COLUMNS = [...REAL_METRIC_COLUMNS, 'Requires_grad Consistent'] as const;
 
+/** The most compare columns a row adds to an NPU item (its reader leaves that much room in each). */
+export const MAX_COMPARE_COLUMNS = Math.max(SUMMARY_COLUMNS.length, MD5_COLUMNS.length, REAL_COLUMNS.length);
+
 /** Struct windows: input (and kwargs), output, parameters, parameters_grad. */
 const INPUT = 0;
 const OUTPUT = 1;

@@ -31,9 +31,13 @@ export interface DumpItemsVisitor {
   items(name: string, items: RawItem[]): void;
 }
 
-/** The top level of the file (as `visitDumpJson` returns it), or null when the general reader must read it. */
-export function readDumpItems(bytes: Uint8Array, visitor: DumpItemsVisitor, decode: Utf8Decode): DumpHead | null {
+/**
+ * The top level of the file (as `visitDumpJson` returns it), or null when the general reader must read it.
+ * `room`: values each item will get later (compare columns of NPU items: ItemBuilder.room).
+ */
+export function readDumpItems(bytes: Uint8Array, visitor: DumpItemsVisitor, decode: Utf8Decode, room = 0): DumpHead | null {
   const reader = new DumpItemsReader(bytes, visitor, decode);
+  reader.room = room;
   try {
     return reader.document();
   } catch (e) {
@@ -102,15 +106,17 @@ class DumpItemsReader {
     return this.decode(this.bytes, start, end);
   }
 
+  set room(n: number) {
+    this.builder.room = n;
+  }
+
   document(): DumpHead {
     const b = this.b;
     this.ws();
-    if (b[this.pos] !== LBRACE) throw GIVE_UP;
-    this.pos++;
-    this.ws();
+    // An empty object has no data: the general reader's.
+    if (b[this.pos] !== LBRACE || this.empty(RBRACE)) throw GIVE_UP;
     const top = new Map<string, PyValue>();
     let entries = false;
-    if (b[this.pos] === RBRACE) throw GIVE_UP;
     for (;;) {
       const key = this.string();
       if (top.has(key)) throw GIVE_UP;
@@ -126,6 +132,15 @@ class DumpItemsReader {
     this.ws();
     if (this.pos !== this.n || !entries) throw GIVE_UP;
     return { top, data: 'entries' };
+  }
+
+  /** At an opening bracket: passes it and what follows; true when the container is empty (its `close` passed too). */
+  private empty(close: number): boolean {
+    this.pos++;
+    this.ws();
+    if (this.b[this.pos] !== close) return false;
+    this.pos++;
+    return true;
   }
 
   /** After a member or element: true at a ',' (passed), false at `close` (passed); anything else gives up. */
@@ -159,13 +174,7 @@ class DumpItemsReader {
 
   /** The `data` dict, at its '{'. */
   private entries(): void {
-    const b = this.b;
-    this.pos++;
-    this.ws();
-    if (b[this.pos] === RBRACE) {
-      this.pos++;
-      return;
-    }
+    if (this.empty(RBRACE)) return;
     for (;;) {
       const name = this.string();
       if (this.visitor.seen(name)) throw GIVE_UP;
@@ -195,7 +204,6 @@ class DumpItemsReader {
 
   /** `read_op` of the dict at pos. */
   private entryItems(name: string): RawItem[] {
-    const b = this.b;
     const out: RawItem[] = [];
     // Whether the names made below contain "parameters_grad" (the naming of list elements depends on it): it has no
     // '.', so a name contains it when one of the parts joined by '.' does.
@@ -209,12 +217,7 @@ class DumpItemsReader {
     starts.fill(-1);
     let last = -1;
     let ordered = true;
-    this.pos++;
-    this.ws();
-    if (b[this.pos] === RBRACE) {
-      this.pos++;
-      return out;
-    }
+    if (this.empty(RBRACE)) return out;
     for (;;) {
       const key = this.string();
       this.colon();
@@ -247,12 +250,7 @@ class DumpItemsReader {
     if (c === LBRACKET) {
       // Parameter gradients are one-element lists per parameter: the element takes the list's own name.
       const indexed = !grads || listIndexed(name);
-      this.pos++;
-      this.ws();
-      if (b[this.pos] === RBRACKET) {
-        this.pos++;
-        return;
-      }
+      if (this.empty(RBRACKET)) return;
       for (let i = 0; ; i++) {
         this.items(indexed ? `${name}.${i}` : name, state, depth + 1, out, grads);
         if (!this.next(RBRACKET)) return;
@@ -275,23 +273,18 @@ class DumpItemsReader {
    * It is read as a descriptor first (the common case); when it is not one it is read again as a container.
    */
   private dict(name: string, state: ItemState, depth: number, out: RawItem[], grads: boolean): void {
-    const b = this.b;
     const start = this.pos;
     const item = this.builder.reset();
     let original: PyValue | undefined;
     let groupRanks: PyValue = null;
     let typed = false;
-    this.pos++;
-    this.ws();
-    if (b[this.pos] === RBRACE) {
-      this.pos++;
-      return;
-    }
+    if (this.empty(RBRACE)) return;
     for (;;) {
       const key = this.string();
       this.colon();
-      const v = this.value(depth + 2);
-      if (key === 'type') typed = typeof v === 'string';
+      let v = this.value(depth + 2);
+      if (key === 'shape' && Array.isArray(v)) v = sharedShape(v);
+      else if (key === 'type') typed = typeof v === 'string';
       else if (key === 'value') original = v;
       else if (key === 'group_ranks') groupRanks = v;
       else if (key === 'class_type' && v === 'torch.distributed.P2POp') throw AS_VALUE;
@@ -324,12 +317,7 @@ class DumpItemsReader {
     if (depth > MAX_NESTING) throw GIVE_UP;
     if (c === LBRACE) {
       const out = new Map<string, PyValue>();
-      this.pos++;
-      this.ws();
-      if (b[this.pos] === RBRACE) {
-        this.pos++;
-        return out;
-      }
+      if (this.empty(RBRACE)) return out;
       for (;;) {
         const key = this.string();
         this.colon();
@@ -339,12 +327,7 @@ class DumpItemsReader {
       }
     }
     if (c === LBRACKET) {
-      this.pos++;
-      this.ws();
-      if (b[this.pos] === RBRACKET) {
-        this.pos++;
-        return [];
-      }
+      if (this.empty(RBRACKET)) return [];
       // Elements are collected in a scratch list per depth and copied out at their exact size: a list grown by
       // push keeps room for 17 elements, and a run keeps a shape list in every item.
       const scratch = (this.scratch[depth] ??= []);
@@ -502,6 +485,34 @@ const CANONICAL = new Map(
     ...IO_FIELDS.map(([field]) => field),
   ].map((k) => [k, k]),
 );
+
+/**
+ * Tensor shapes, one list for each distinct shape (`[1, 4096, 1024]` is the shape of thousands of items, on both
+ * sides): a run keeps one list instead of one per item, matching finds equal shapes by identity, and writers format
+ * each list once. Lists of items are never changed in place. A fixed table: a shape not in its slot is only kept.
+ */
+const SHAPE_SLOTS = 1024;
+const shapeTable: Array<PyValue[] | undefined> = new Array(SHAPE_SLOTS);
+
+function sharedShape(list: PyValue[]): PyValue[] {
+  if (list.length > 8) return list;
+  let h = list.length;
+  for (let i = 0; i < list.length; i++) {
+    const d = list[i];
+    // Dimensions are ints (bigints, compared by value); a list of anything else is kept as it is.
+    if (typeof d !== 'bigint') return list;
+    h = (Math.imul(h, 31) + Number(d)) | 0;
+  }
+  const slot = (h ^ (h >>> 10)) & (SHAPE_SLOTS - 1);
+  const known = shapeTable[slot];
+  if (known && known.length === list.length) {
+    let i = 0;
+    while (i < list.length && known[i] === list[i]) i++;
+    if (i === list.length) return known;
+  }
+  shapeTable[slot] = list;
+  return list;
+}
 
 /** The index in IO_FIELDS of an entry key, or -1. */
 function ioField(key: string): number {

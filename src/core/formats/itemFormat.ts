@@ -213,8 +213,15 @@ function valueJson(value: PyValue): string {
     case 'boolean':
       return value ? '"True"' : '"False"';
   }
-  return value === null ? '"null"' : pyJsonString(pyStr(value));
+  if (value === null) return '"null"';
+  if (!Array.isArray(value) || value.length > 8) return pyJsonString(pyStr(value));
+  // Short lists are mostly tensor shapes, which items share (one list per distinct shape): each is formatted once.
+  let text = listTexts.get(value);
+  if (text === undefined) listTexts.set(value, (text = pyJsonString(pyStr(value))));
+  return text;
 }
+
+const listTexts = new WeakMap<PyValue[], string>();
 
 // Item keys repeat endlessly ("Max", "data_name", …); their JSON text is cached.
 const keyCache = new Map<string, string>();

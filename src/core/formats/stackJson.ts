@@ -4,7 +4,7 @@ import { pyStr, pyTruthy } from './pyFormat.js';
 import { nativeObject } from './pyJsonNative.js';
 import { textOfBytes } from './textLimit.js';
 import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
-import { skipWs, stringEnd } from './jsonBytes.js';
+import { jsonString, skipWs, stringEnd } from './jsonBytes.js';
 
 export const STACK_NOT_DICT_PROBLEM =
   'The format of the stack.json is incorrect, the outermost layer of stack.json should be a dict type.';
@@ -78,10 +78,9 @@ function scanOldFormat(input: Uint8Array, decode: Utf8Decode): Map<string, strin
     const keyStart = i;
     i = stringEnd(bytes, i);
     if (i < 0) return null;
-    let escaped = false;
-    for (let k = keyStart + 1; k < i - 1 && !escaped; k++) escaped = bytes[k] === 0x5c;
-    const keyText = decode(input, keyStart, i);
-    const key = escaped ? (JSON.parse(keyText) as string) : keyText.slice(1, -1);
+    // A raw control character or a bad escape: the general path reports it where it is.
+    const key = jsonString(input, keyStart, i, decode);
+    if (key === null) return null;
     // The new format's group numbers: the general path decides between the formats.
     if (key === '0') return null;
     i = skipWs(bytes, i);

@@ -126,8 +126,8 @@ export class Item implements RawItem {
       return this;
     }
     this.shape = shape;
-    // concat allocates exactly what is needed; pushes would leave the usual growth slack in every item.
-    this.vals = this.vals.concat(values);
+    // Items made with room for these (ItemBuilder.room) take them in place; others grow once.
+    for (let j = 0; j < values.length; j++) this.vals.push(values[j]);
     return this;
   }
 
@@ -158,6 +158,11 @@ export class ItemBuilder {
   private shape = EMPTY_SHAPE;
   private readonly vals: PyValue[] = Array.from({ length: 32 }, () => null);
   private n = 0;
+  /**
+   * Values the items made will get later (NPU items of a comparison: the compare columns), room for which is left
+   * in each value array: adding them then needs no second array per item.
+   */
+  room = 0;
 
   reset(): this {
     this.shape = EMPTY_SHAPE;
@@ -196,7 +201,13 @@ export class ItemBuilder {
   }
 
   build(): Item {
-    const item = new Item(this.shape, this.vals.slice(0, this.n));
+    let vals: PyValue[];
+    if (this.room) {
+      // A copy this long, cut back to its values: V8 keeps the rest as free room (under half of it, nothing trims).
+      vals = this.vals.slice(0, this.n + this.room);
+      vals.length = this.n;
+    } else vals = this.vals.slice(0, this.n);
+    const item = new Item(this.shape, vals);
     this.vals.fill(null, 0, this.n);
     this.n = 0;
     return item;
