@@ -10,6 +10,7 @@ import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { RawItem } from '../../src/core/model/item.js';
 import { canon } from '../helpers/pyCanon.js';
 import { sharedDataDir } from '../helpers/shared.js';
+import { seededRandom } from '../helpers/seededRandom.js';
 
 // dump.json read straight into items (dumpItemsFromBytes.ts) must give, entry by entry, the items dumpItems.ts makes
 // from the hand parser's tree: same keys in the same order, same values with Python types (int vs float, NaN, -0).
@@ -191,8 +192,7 @@ describe('dump.json read straight into items', () => {
   it('reads floats of every length and exponent to the same double as the hand parser', () => {
     // A fixed pseudo-random sequence: 15-, 16- and 17-digit mantissas (exact fast path, its edge, the text path),
     // short decimals, exponents around ±22 and the subnormal / overflow ranges.
-    let seed = 12345;
-    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rand = seededRandom(12345);
     const numbers: string[] = [];
     for (let k = 0; k < 4000; k++) {
       const digits = 1 + Math.floor(rand() * 19);

@@ -3,6 +3,7 @@ import { crc32Hex } from '../../src/core/formats/crc32.js';
 import { formatValue } from '../../src/core/formats/itemFormat.js';
 import { pyExp, pyFixed, pyFloatRepr, pyRepr, pyRound, pyStr, pyTypeName } from '../../src/core/formats/pyFormat.js';
 import { pyJsonDumps, PyFloat, writePyJson } from '../../src/core/formats/pyJsonWrite.js';
+import { seededRandom } from '../helpers/seededRandom.js';
 
 // Expected strings were produced by CPython 3 (repr, round, format, json.dumps, zlib.crc32); see msprobe-format.md §4.1.
 describe('export formatting of floats (format_node_data)', () => {
@@ -191,8 +192,7 @@ function oracle(x: number): { fixed: string; exp: string } {
 
 describe('6-place formatting against exact arithmetic', () => {
   it('agrees on short binary mantissas (bfloat16 / float16 statistics), exact ties and random doubles', () => {
-    let seed = 99;
-    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rand = seededRandom(99);
     const values: number[] = [];
     for (let k = 0; k < 20000; k++) {
       const bits = 1 + Math.floor(rand() * 11);
