@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { NODE_JSON_AT, type DbConfigRow, type DbNodeRow, type DbStackRow } from '../../src/core/formats/visDb.js';
+import { NODE_TEXT_AT, type DbConfigRow, type DbNodeRow, type DbStackRow } from '../../src/core/formats/visDb.js';
 import { RowPacker } from './dbRowCodec.js';
 import { VisDbFile, type DbRowTarget } from './writeDb.js';
 import { bundledScript } from '../workers/bundledScript.js';
@@ -102,7 +102,7 @@ class DbWorkerTarget implements DbRowTarget {
   }
 
   node(row: DbNodeRow): Promise<void> | void {
-    this.packer.add(row, NODE_JSON_AT);
+    this.packer.add(row, NODE_TEXT_AT);
     if (this.packer.bytes >= BATCH_BYTES) return this.flush();
   }
 

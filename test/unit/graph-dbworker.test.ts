@@ -136,17 +136,24 @@ describe('packed row batches', () => {
     // the node insert casts these columns: bytes bound there are stored as TEXT, equal to the string
     const file = path.join(work, 'bytes.vis.db');
     const db = new VisDbFile(file);
-    const row = (id: string, input: string | Buffer) =>
+    const row = (id: string | Buffer, input: string | Buffer) =>
       [id, 'NPU_0_0', 0, id, '0', '', input, null, null, 0, input, 's', '', '{}', 0, input, input, 'NPU', null, 0, 0] as never;
     db.node(row('a', Buffer.from('{"x": "é"}')));
     db.node(row('b', '{"x": "é"}'));
+    db.node(row(Buffer.from('Module.线性.0'), ''));
     db.finish();
     const check = new Database(file, { readonly: true });
-    const got = check.prepare('SELECT sub_nodes, typeof(sub_nodes) t1, typeof(matched_node_link) t2, typeof(input_data) t3, typeof(output_data) t4 FROM tb_nodes ORDER BY rowid').all();
+    const got = check
+      .prepare(
+        'SELECT id, node_name, sub_nodes, typeof(id) t0, typeof(sub_nodes) t1, typeof(matched_node_link) t2, typeof(input_data) t3, typeof(output_data) t4 FROM tb_nodes ORDER BY rowid',
+      )
+      .all();
     check.close();
+    const text = { t0: 'text', t1: 'text', t2: 'text', t3: 'text', t4: 'text' };
     expect(got).toEqual([
-      { sub_nodes: '{"x": "é"}', t1: 'text', t2: 'text', t3: 'text', t4: 'text' },
-      { sub_nodes: '{"x": "é"}', t1: 'text', t2: 'text', t3: 'text', t4: 'text' },
+      { id: 'a', node_name: 'a', sub_nodes: '{"x": "é"}', ...text },
+      { id: 'b', node_name: 'b', sub_nodes: '{"x": "é"}', ...text },
+      { id: 'Module.线性.0', node_name: 'Module.线性.0', sub_nodes: '', ...text },
     ]);
   });
 });

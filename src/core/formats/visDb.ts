@@ -61,13 +61,28 @@ function createTable(name: string, columns: ReadonlyArray<readonly [string, stri
 }
 
 /**
- * Node columns that only ever hold JSON text (ASCII: the writer escapes everything else). Their values may be bound
- * as the text's UTF-8 bytes: the insert casts them to TEXT, so the file holds text either way (a writer thread is
- * handed rows as bytes and need not turn them into strings and back).
+ * Node columns that only ever hold text (ids, names, JSON texts). Their values may be bound as the text's UTF-8
+ * bytes: the insert casts them to TEXT (SQLite reads a blob cast to text in the database's encoding, UTF-8), so the
+ * file holds the same text either way, and a writer thread handed rows as bytes need not make strings of them.
  */
-export const NODE_JSON_COLUMNS: ReadonlySet<string> = new Set(['sub_nodes', 'matched_node_link', 'input_data', 'output_data']);
-/** `NODE_JSON_COLUMNS` by position in a `DbNodeRow`. */
-export const NODE_JSON_AT: readonly boolean[] = NODE_COLUMNS.map(([c]) => NODE_JSON_COLUMNS.has(c));
+export const NODE_TEXT_COLUMNS: ReadonlySet<string> = new Set([
+  'id',
+  'graph_id',
+  'node_name',
+  'node_type',
+  'up_node',
+  'sub_nodes',
+  'overflow_level',
+  'matched_node_link',
+  'stack_id',
+  'parallel_merge_info',
+  'matched_distributed',
+  'input_data',
+  'output_data',
+  'data_source',
+]);
+/** `NODE_TEXT_COLUMNS` by position in a `DbNodeRow`. */
+export const NODE_TEXT_AT: readonly boolean[] = NODE_COLUMNS.map(([c]) => NODE_TEXT_COLUMNS.has(c));
 
 function insert(name: string, columns: ReadonlyArray<readonly [string, string]>, orIgnore = false, textBytes?: ReadonlySet<string>): string {
   const cols = columns.map(([c]) => c);
@@ -79,7 +94,7 @@ export const VIS_DB_SQL = {
   createNodes: createTable('tb_nodes', NODE_COLUMNS),
   createStack: createTable('tb_stack', STACK_COLUMNS),
   createConfig: createTable('tb_config', CONFIG_COLUMNS),
-  insertNode: insert('tb_nodes', NODE_COLUMNS, false, NODE_JSON_COLUMNS),
+  insertNode: insert('tb_nodes', NODE_COLUMNS, false, NODE_TEXT_COLUMNS),
   insertStack: insert('tb_stack', STACK_COLUMNS),
   // The first export's config wins: every later graph of the run inserts the same row again.
   insertConfig: insert('tb_config', CONFIG_COLUMNS, true),
