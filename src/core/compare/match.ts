@@ -45,7 +45,8 @@ function valueAt(item: Item, at: number): PyValue | undefined {
 
 /**
  * `pyEquals`, answered at once for the usual pairs: the same string or int (small ints are shared bigints), or
- * lists of such (shapes). Items of the two graphs never share a list, so identity says nothing beyond equality.
+ * lists of such (shapes; equal tensor shapes read from bytes are one list, on both sides, so mostly the first test
+ * answers).
  */
 function sameRaw(a: PyValue | undefined, b: PyValue | undefined): boolean {
   if (a === b && typeof a !== 'number') return true;
