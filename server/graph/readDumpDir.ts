@@ -49,16 +49,17 @@ export interface PreparedDumpDir extends DumpDirContents {
 }
 
 /**
- * `readDumpDir` for the graph command: dump.json is read entry by entry (dumpJson.ts `visitDumpJson`) and each
- * entry becomes node data at once, so neither the whole parse tree nor a copy of the entries stays in memory; what
- * the checks read of the raw entries (md5, overflow levels) is taken on the way. Same files, order and errors.
+ * `readDumpDir` for the graph command: dump.json's entries become node data as the file is read, straight from its
+ * bytes (dumpItemsFromBytes.ts) or, for files that reader leaves, entry by entry (dumpJson.ts `visitDumpJson`), so
+ * neither the whole parse tree nor a copy of the entries stays in memory; what the checks read of the raw entries
+ * (md5, overflow levels) is taken on the way. Same files, order and errors. `itemRoom`: values every item will
+ * get later (the compare columns of the NPU side).
  */
 export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean; itemRoom?: number } = {}): PreparedDumpDir {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   reserveFileBuffer(constructFile, dumpFile, stackFile);
   const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
-  // dump.json is read from its bytes (pyJsonScan.ts): it never becomes one string, which would live until a full
-  // collection.
+  // dump.json is read from its bytes: it never becomes one string, which would live until a full collection.
   const dumpBytes = readBytes(dumpFile);
   const newReader = () => new EntryReader(dumpFile, dumpBytes.includes('md5'), opts.overflowLevels ?? false);
   // Straight to items (dumpItemsFromBytes.ts); a file that reader leaves, the general one reads afresh.

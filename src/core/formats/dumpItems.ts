@@ -118,7 +118,7 @@ export function isParamsGradEntry(opName: string): boolean {
   return segments[segments.length - 1] === PARAMS_GRAD || segments[segments.length - 2] === PARAMS_GRAD;
 }
 
-/** Whether the elements of the list named `name` are named `name.{i}` (parameter gradients' keep the list's name). */
+/** Whether the elements of the list named `name` are named `name.{i}` (a parameter gradient's keeps the list's name). */
 export function listIndexed(name: string): boolean {
   return !(name.includes(PARAMS_GRAD) && name.split('.').includes(PARAMS_GRAD));
 }
