@@ -62,8 +62,8 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   // A Ctrl-C while the NPU side was read is acted on before the Bench side is.
   await yieldToEvents();
   const bench = readSide(unit.benchDir!, 'bench', unit, settings, ctx);
-  // Reading leaves little for a full collection to find: dump.json never became one string, its parse batches died
-  // young, and the read buffer goes now. (Runs of many units collect between units: runStep.ts.)
+  // Reading leaves little for a full collection to find: dump.json never became one string or one parse tree, and
+  // the read buffer goes now. (Runs of many units collect between units: runStep.ts.)
   releaseFileBuffer();
   const mode = checkSides(npu, bench, settings);
   for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;

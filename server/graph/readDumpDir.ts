@@ -61,7 +61,8 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
   // dump.json is read from its bytes: it never becomes one string, which would live until a full collection.
   const dumpBytes = readBytes(dumpFile);
-  const newReader = () => new EntryReader(dumpFile, dumpBytes.includes('md5'), opts.overflowLevels ?? false);
+  const findMd5 = dumpBytes.includes('md5');
+  const newReader = () => new EntryReader(dumpFile, findMd5, opts.overflowLevels ?? false);
   // Straight to items (dumpItemsFromBytes.ts); a file that reader leaves, the general one reads afresh.
   let reader = newReader();
   let head = readDumpItems(dumpBytes, reader, bufferUtf8, opts.itemRoom);

@@ -3,6 +3,7 @@ import type { DumpHead } from './dumpJson.js';
 import { defaultItem, finishLeafItem, IO_FIELDS, isParamsGradEntry, listIndexed, MAX_DEPTH, PARAMS_GRAD, type ItemState } from './dumpItems.js';
 import type { PyValue } from './pyJson.js';
 import { pyIntOf } from './pyJsonNative.js';
+import { jsonString, skipWs, startsWith } from './jsonBytes.js';
 import type { Utf8Decode } from './utf8.js';
 
 /**
@@ -36,8 +37,7 @@ export interface DumpItemsVisitor {
  * `room`: values each item will get later (compare columns of NPU items: ItemBuilder.room).
  */
 export function readDumpItems(bytes: Uint8Array, visitor: DumpItemsVisitor, decode: Utf8Decode, room = 0): DumpHead | null {
-  const reader = new DumpItemsReader(bytes, visitor, decode);
-  reader.room = room;
+  const reader = new DumpItemsReader(bytes, visitor, decode, room);
   try {
     return reader.document();
   } catch (e) {
@@ -94,7 +94,9 @@ class DumpItemsReader {
     private readonly bytes: Uint8Array,
     private readonly visitor: DumpItemsVisitor,
     private readonly decode: Utf8Decode,
+    room: number,
   ) {
+    this.builder.room = room;
     // A plain Uint8Array view: every element access then sees one kind of array. Text is decoded from the array
     // given, the kind `decode` expects.
     this.b = bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
@@ -104,10 +106,6 @@ class DumpItemsReader {
   /** The text of bytes[start, end). */
   private text(start: number, end: number): string {
     return this.decode(this.bytes, start, end);
-  }
-
-  set room(n: number) {
-    this.builder.room = n;
   }
 
   document(): DumpHead {
@@ -162,14 +160,7 @@ class DumpItemsReader {
   }
 
   private ws(): void {
-    const b = this.b;
-    let i = this.pos;
-    for (;;) {
-      const c = b[i];
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
-      i++;
-    }
-    this.pos = i;
+    this.pos = skipWs(this.b, this.pos);
   }
 
   /** The `data` dict, at its '{'. */
@@ -350,10 +341,8 @@ class DumpItemsReader {
 
   /** `word` (ASCII) at pos: passed. */
   private literal(word: string): boolean {
-    const b = this.b;
-    const at = this.pos;
-    for (let k = 0; k < word.length; k++) if (b[at + k] !== word.charCodeAt(k)) throw GIVE_UP;
-    this.pos = at + word.length;
+    if (!startsWith(this.b, word, this.pos)) throw GIVE_UP;
+    this.pos += word.length;
     return true;
   }
 
@@ -451,11 +440,9 @@ class DumpItemsReader {
     }
     this.pos = i + 1;
     if (escaped) {
-      try {
-        return JSON.parse(this.text(start, i + 1)) as string;
-      } catch {
-        throw GIVE_UP;
-      }
+      const s = jsonString(this.bytes, start, i + 1, this.decode);
+      if (s === null) throw GIVE_UP;
+      return s;
     }
     const len = i - start - 1;
     if (!plain || len > SHORT) return this.text(start + 1, i);

@@ -1,8 +1,8 @@
 import type { Utf8Decode } from './utf8.js';
 
 /**
- * Small steps of the byte-level readers (stack.json, construct.json): JSON's whitespace, strings found by their
- * quotes. Positions are byte offsets into UTF-8; the bytes of multi-byte characters are all ≥ 0x80, so none is
+ * Small steps of the byte-level readers (dump.json, stack.json, construct.json): JSON's whitespace, literals, strings
+ * found by their quotes. Positions are byte offsets into UTF-8; the bytes of multi-byte characters are all ≥ 0x80, so none is
  * taken for a quote, a backslash or whitespace.
  */
 
@@ -13,6 +13,13 @@ export function skipWs(bytes: Uint8Array, i: number): number {
     i++;
   }
   return i;
+}
+
+/** `word` (ASCII) is at bytes[at]. */
+export function startsWith(bytes: Uint8Array, word: string, at: number): boolean {
+  if (at + word.length > bytes.length) return false;
+  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word.charCodeAt(k)) return false;
+  return true;
 }
 
 /** From the opening quote of a string at i: just past its closing quote, or -1 when it is unterminated. */

@@ -1,4 +1,4 @@
-import { stringEnd } from './jsonBytes.js';
+import { skipWs, startsWith, stringEnd } from './jsonBytes.js';
 import { utf8Decode, type Utf8Decode } from './utf8.js';
 
 /**
@@ -171,8 +171,7 @@ class Scanner {
     const end = stringEnd(text, i);
     if (end < 0) return -1;
     const j = end - 1;
-    let m = end;
-    while (m < n && isSpace(text[m])) m++;
+    const m = skipWs(text, end);
     if (m >= n || text[m] !== 0x3a) {
       if (!this.valueStarts(i)) this.topValid = false;
       this.lastEnd = j + 1;
@@ -347,15 +346,4 @@ class Scanner {
       data: isTopObject ? this.data : null,
     };
   }
-}
-
-/** `word` (ASCII) is at bytes[at]. */
-function startsWith(bytes: Uint8Array, word: string, at: number): boolean {
-  if (at + word.length > bytes.length) return false;
-  for (let k = 0; k < word.length; k++) if (bytes[at + k] !== word.charCodeAt(k)) return false;
-  return true;
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }

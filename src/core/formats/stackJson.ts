@@ -52,7 +52,6 @@ export function parseStackJson(input: string | Uint8Array, file = 'stack.json', 
   return out;
 }
 
-
 /**
  * The common case, an old-format file (`{name: [lines]}`) that repeats a few hundred distinct stacks thousands of
  * times, read from its bytes without parsing every copy (and without the text of the whole file): the scan only
@@ -60,9 +59,8 @@ export function parseStackJson(input: string | Uint8Array, file = 'stack.json', 
  * array). Anything unexpected (the new format, a value that is not a list of strings, malformed JSON) returns null
  * for the general readers below.
  */
-function scanOldFormat(input: Uint8Array, decode: Utf8Decode): Map<string, string[]> | null {
+function scanOldFormat(bytes: Uint8Array, decode: Utf8Decode): Map<string, string[]> | null {
   // Scanned as given: a Buffer's indexOf (memchr) finds the ends of these long lines faster than a plain view's.
-  const bytes = input;
   const n = bytes.length;
   // Distinct values by a cheap fingerprint (length and a few bytes), then by comparing their text: hashing every
   // value's whole text as a Map key costs more than the comparisons.
@@ -79,7 +77,7 @@ function scanOldFormat(input: Uint8Array, decode: Utf8Decode): Map<string, strin
     i = stringEnd(bytes, i);
     if (i < 0) return null;
     // A raw control character or a bad escape: the general path reports it where it is.
-    const key = jsonString(input, keyStart, i, decode);
+    const key = jsonString(bytes, keyStart, i, decode);
     if (key === null) return null;
     // The new format's group numbers: the general path decides between the formats.
     if (key === '0') return null;
@@ -111,7 +109,7 @@ function scanOldFormat(input: Uint8Array, decode: Utf8Decode): Map<string, strin
     for (let k = 1; k <= 8; k++) print = (Math.imul(print, 31) + bytes[valueStart + ((length * k) >> 3) - 1]) | 0;
     let candidates = byPrint.get(print);
     if (!candidates) byPrint.set(print, (candidates = []));
-    const raw = decode(input, valueStart, i);
+    const raw = decode(bytes, valueStart, i);
     let lines: string[] | undefined;
     for (const c of candidates) {
       if (c.raw === raw) {
