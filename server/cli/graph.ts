@@ -80,9 +80,20 @@ export function summaryLine(s: GraphRunSummary): string {
   const where =
     s.files.length === 1 ? s.files[0] : `${s.files.length} files in ${s.files.length ? path.dirname(s.files[0]) : '?'}`;
   if (s.kind === 'build') return `built ${graphs}, ${s.nodes} nodes → ${where}`;
-  const worst = s.worstPrecisionIndex === null ? 'none' : String(Number(s.worstPrecisionIndex.toFixed(6)));
-  return (
-    `compared ${graphs}, ${s.nodes} NPU nodes: ${s.matched} matched, ${s.unmatched} unmatched, ` +
-    `worst precision index ${worst} → ${where}`
-  );
+  return `compared ${graphs}, ${s.nodes} NPU nodes: ${s.matched} matched, ${s.unmatched} unmatched; ${verdict(s)} → ${where}`;
+}
+
+/** What the comparison found, in the terms of the file's task (msprobe-format.md §3.8). */
+function verdict(s: GraphRunSummary): string {
+  if (s.task === 'structure') return 'structure dump: no precision index (only shapes and dtypes are compared)';
+  if (s.worstPrecisionIndex === null || s.indexed === 0) return 'no matched node has a precision index to report';
+  const nodes = `${s.indexed} compared node${s.indexed === 1 ? '' : 's'}`;
+  if (s.task === 'md5') {
+    return s.differing === 0
+      ? `md5 identical on all ${nodes} (precision index 1)`
+      : `md5 differs on ${s.differing} of ${nodes}, first ${s.worstNode}`;
+  }
+  if (s.differing === 0) return `precision index 0 on all ${nodes}: identical`;
+  const worst = Number(s.worstPrecisionIndex.toFixed(6));
+  return `precision index above 0 on ${s.differing} of ${nodes}, worst ${worst} at ${s.worstNode}`;
 }

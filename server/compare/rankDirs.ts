@@ -20,11 +20,37 @@ export function rankDirs(dir: string): string[] {
   } catch (e) {
     throw new DumpFileError(dir, `cannot be listed (${(e as NodeJS.ErrnoException).code ?? e})`);
   }
-  const bad = names.find((n) => !RANK.test(n));
-  if (bad !== undefined) {
-    throw new DumpFileError(path.join(dir, bad), 'every entry of a step directory must be a rank directory (rank, rank0, rank1, …)');
-  }
+  const bad = names.sort().filter((n) => !RANK.test(n));
+  if (bad.length) throw new DumpFileError(dir, notAStepDir(dir, names, bad));
   return names.sort((a, b) => rankNumber(a) - rankNumber(b));
+}
+
+/** Why `dir` is no step directory, and what to pass instead (the usual mistakes: one level too deep or too high). */
+function notAStepDir(dir: string, names: string[], bad: string[]): string {
+  const dump = names.find((n) => n === 'dump.json' || n === 'debug.json');
+  if (dump) {
+    const stack = names.includes('stack.json') ? ` (with "stack_path": "${path.join(dir, 'stack.json')}" for -s)` : '';
+    return (
+      `is a rank directory (it holds ${dump}), not a step directory of rank0, rank1, …: pass ` +
+      `"${path.join(dir, dump)}" as the path${stack}, or the step directory "${path.dirname(dir)}"`
+    );
+  }
+  const steps = bad.filter((n) => /^step\d+$/.test(n));
+  if (steps.length === bad.length) {
+    return (
+      `holds ${quoteList(steps)} where rank directories (rank, rank0, rank1, …) were expected: compare takes one step ` +
+      `at a time, so pass "${path.join(dir, steps[0])}" and the Bench side's ${steps[0]}`
+    );
+  }
+  return (
+    `holds ${quoteList(bad)}, which ${bad.length === 1 ? 'is not a rank directory' : 'are not rank directories'}: ` +
+    'a directory input must hold only rank directories (rank, rank0, rank1, …), or pass the dump.json files themselves'
+  );
+}
+
+function quoteList(names: string[]): string {
+  const shown = names.slice(0, 3).map((n) => `"${n}"`).join(', ');
+  return names.length > 3 ? `${shown} and ${names.length - 3} more` : shown;
 }
 
 export interface RankPair {

@@ -75,7 +75,11 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
     nodes: 0,
     matched: 0,
     unmatched: 0,
+    task: '',
     worstPrecisionIndex: null,
+    worstNode: null,
+    indexed: 0,
+    differing: 0,
     warnings: [...plan.warnings],
   };
   const units = plan.steps.reduce((n, s) => n + s.length, 0);

@@ -70,7 +70,7 @@ export async function runStep(
       stepList: ctx.plan.stepList,
       crossRank,
     });
-    countGraph(summary, r.npu, r.bench);
+    countGraph(summary, r.npu, r.bench, r.task);
     await yieldToEvents();
     progress.tick(unitLabel(unit));
     if (crossRank) {

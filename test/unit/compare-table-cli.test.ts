@@ -243,6 +243,38 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
     await expectFailure(dir, ['compare', '-i', 'compare.json', '-o', 'out'], /bench\/step0: has 1 rank directories but .*npu\/step0 has 2/);
   });
 
+
+  it('directories one level too high or too deep: what is wrong and what to pass instead', async () => {
+    const dir = path.join(work, 'levels');
+    for (const side of ['npu', 'bench']) {
+      for (const step of ['step0', 'step1']) {
+        for (const r of ['rank0', 'rank1']) {
+          mkdirSync(path.join(dir, side, step, r), { recursive: true });
+          cpSync(path.join(fixtures, 'summary/npu/dump.json'), path.join(dir, side, step, r, 'dump.json'));
+          writeFileSync(path.join(dir, side, step, r, 'stack.json'), '{}');
+        }
+      }
+    }
+    mkdirSync(path.join(dir, 'odd/rank0'), { recursive: true });
+    mkdirSync(path.join(dir, 'odd/notes'));
+    const run = (npu: string, bench: string) => {
+      writeFileSync(path.join(dir, 'compare.json'), JSON.stringify({ npu_path: npu, bench_path: bench }));
+      return cli(['compare', '-i', 'compare.json', '-o', 'out'], dir);
+    };
+    // The run directory of step directories: name it and the step to pass (not "…/step0 must be a rank directory").
+    const high = await run('npu', 'bench');
+    expect(high.code).toBe(2);
+    expect(high.err.trim().split('\n')).toHaveLength(1);
+    expect(high.err).toMatch(/\/npu: holds "step0", "step1" where rank directories \(rank, rank0, rank1, …\) were expected: .*pass ".*\/npu\/step0"/);
+    // A rank directory: name its dump.json (and stack.json for -s), not one of its files as a wrong rank.
+    const deep = await run('npu/step0/rank0', 'bench/step0/rank0');
+    expect(deep.code).toBe(2);
+    expect(deep.err).toMatch(/\/npu\/step0\/rank0: is a rank directory \(it holds dump\.json\).*pass ".*\/npu\/step0\/rank0\/dump\.json".*"stack_path": ".*\/rank0\/stack\.json"/);
+    expect(deep.err).not.toContain('construct.json');
+    const odd = await run('odd', 'bench/step0');
+    expect(odd.err).toMatch(/\/odd: holds "notes", which is not a rank directory/);
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
+  });
   it('a failure while the xlsx is being written removes it', async () => {
     const dir = goldenCaseCopy('ms_tensor', 'midway');
     if (!dir) return;

@@ -54,7 +54,7 @@ describe('probeboard graph command line', () => {
     const r = await cli(['graph', '-i', input, '-o', out, '-lm', yaml, '-f']);
     expect(r.code).toBe(0);
     expect(fs.readdirSync(out)[0]).toMatch(/^compare_\d{14}\.vis\.db$/);
-    expect(r.out).toMatch(/^probeboard: compared 1 graph pair, 19 NPU nodes: \d+ matched, \d+ unmatched, worst precision index [\d.]+ → /);
+    expect(r.out).toMatch(/^probeboard: compared 1 graph pair, 19 NPU nodes: \d+ matched, \d+ unmatched; (precision index|md5) [^→]+ → /);
   });
 
   it('exits 2 with one line for bad input and bad usage', async () => {
@@ -70,8 +70,19 @@ describe('probeboard graph command line', () => {
 
   it('summarises warnings and runs in one line each', () => {
     expect(warningLines(['a', 'b', 'a', 'c', 'd', 'e', 'f', 'g'])).toEqual(['a', 'b', 'c', 'd', 'e', '… and 2 more warnings']);
-    expect(
-      summaryLine({ kind: 'compare', files: ['/o/a.vis', '/o/b.vis'], graphs: 2, nodes: 10, matched: 8, unmatched: 2, worstPrecisionIndex: 0.2307692307692308, warnings: [] }),
-    ).toBe('compared 2 graph pairs, 10 NPU nodes: 8 matched, 2 unmatched, worst precision index 0.230769 → 2 files in /o');
+    const base = { kind: 'compare' as const, files: ['/o/a.vis', '/o/b.vis'], graphs: 2, nodes: 10, matched: 8, unmatched: 2, warnings: [] };
+    const line = (o: Partial<Parameters<typeof summaryLine>[0]>) =>
+      summaryLine({ ...base, task: 'summary', worstPrecisionIndex: null, worstNode: null, indexed: 0, differing: 0, ...o });
+    expect(line({ worstPrecisionIndex: 0.2307692307692308, worstNode: 'Module.fc.Linear.forward.0', indexed: 8, differing: 3 })).toBe(
+      'compared 2 graph pairs, 10 NPU nodes: 8 matched, 2 unmatched; precision index above 0 on 3 of 8 compared nodes, ' +
+        'worst 0.230769 at Module.fc.Linear.forward.0 → 2 files in /o',
+    );
+    // A run compared with itself: say that it is identical, not "none".
+    expect(line({ worstPrecisionIndex: 0, worstNode: 'A', indexed: 8 })).toContain('; precision index 0 on all 8 compared nodes: identical → ');
+    // md5: 1 is identical, 0 differs.
+    expect(line({ task: 'md5', worstPrecisionIndex: 1, worstNode: 'A', indexed: 8 })).toContain('; md5 identical on all 8 compared nodes (precision index 1) → ');
+    expect(line({ task: 'md5', worstPrecisionIndex: 0, worstNode: 'B', indexed: 8, differing: 2 })).toContain('; md5 differs on 2 of 8 compared nodes, first B → ');
+    expect(line({ task: 'structure' })).toContain('; structure dump: no precision index (only shapes and dtypes are compared) → ');
+    expect(line({})).toContain('; no matched node has a precision index to report → ');
   });
 });

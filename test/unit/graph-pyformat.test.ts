@@ -3,6 +3,7 @@ import { crc32Hex } from '../../src/core/formats/crc32.js';
 import { formatValue } from '../../src/core/formats/itemFormat.js';
 import { pyExp, pyFixed, pyFloatRepr, pyRepr, pyRound, pyStr, pyTypeName } from '../../src/core/formats/pyFormat.js';
 import { pyJsonDumps, PyFloat, writePyJson } from '../../src/core/formats/pyJsonWrite.js';
+import { formatG16 } from '../../src/core/compareTable/xlsxParts.js';
 import { seededRandom } from '../helpers/seededRandom.js';
 
 // Expected strings were produced by CPython 3 (repr, round, format, json.dumps, zlib.crc32); see msprobe-format.md §4.1.
@@ -163,11 +164,11 @@ function roundEven(num: bigint, den: bigint): bigint {
   return r2 > den || (r2 === den && q % 2n === 1n) ? q + 1n : q;
 }
 
-/** Python's `f"{x:.6f}"` and `f"{x:.6e}"` by exact arithmetic (finite, non-zero x). */
-function oracle(x: number): { fixed: string; exp: string } {
+/** Python's `f"{x:.{p}f}"` and `f"{x:.{p}e}"` by exact arithmetic (finite, non-zero x; p ≥ 1). */
+function oracle(x: number, p = 6): { fixed: string; exp: string } {
   const { num, den } = exactRatio(x);
   const sign = x < 0 ? '-' : '';
-  const f = roundEven(num * 10n ** 6n, den).toString().padStart(7, '0');
+  const f = roundEven(num * 10n ** BigInt(p), den).toString().padStart(p + 1, '0');
   let e = num.toString().length - den.toString().length;
   // 10^e <= |x| < 10^(e+1)
   const scaled = (k: number) => (k >= 0 ? { n: num * 10n ** BigInt(k), d: den } : { n: num, d: den * 10n ** BigInt(-k) });
@@ -177,15 +178,15 @@ function oracle(x: number): { fixed: string; exp: string } {
     else if (lo.n >= lo.d * 10n) e++;
     else break;
   }
-  const s6 = scaled(6 - e);
-  let digits = roundEven(s6.n, s6.d);
-  if (digits >= 10n ** 7n) {
+  const sp = scaled(p - e);
+  let digits = roundEven(sp.n, sp.d);
+  if (digits >= 10n ** BigInt(p + 1)) {
     digits /= 10n;
     e++;
   }
   const ds = digits.toString();
   return {
-    fixed: `${sign}${f.slice(0, -6)}.${f.slice(-6)}`,
+    fixed: `${sign}${f.slice(0, -p)}.${f.slice(-p)}`,
     exp: `${sign}${ds[0]}.${ds.slice(1)}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`,
   };
 }
@@ -211,3 +212,26 @@ describe('6-place formatting against exact arithmetic', () => {
   });
 });
 
+describe('ties where 10^k is no longer a double (k > 22)', () => {
+  it('rounds 2^-24 half to even at 16 digits, as printf and Python do (float16 subnormal step)', () => {
+    expect(pyExp(2 ** -24, 15)).toBe('5.960464477539062e-08');
+    expect(pyExp(-(2 ** -24), 15)).toBe('-5.960464477539062e-08');
+    expect(formatG16(-(2 ** -24))).toBe('-5.960464477539062e-08');
+    expect(formatG16(0.9999430775642395 - 0.9999431371688843)).toBe('-5.960464477539062e-08');
+    expect(formatG16(3 * 2 ** -25)).toBe('8.940696716308594e-08');
+  });
+
+  it('agrees with exact arithmetic on powers of two and short mantissas at 1–20 places', () => {
+    const rand = seededRandom(7);
+    const values: number[] = [];
+    for (let e = -80; e <= 80; e++) values.push(2 ** e, -(2 ** e), 3 * 2 ** e, 5 * 2 ** e);
+    for (let k = 0; k < 2000; k++) values.push((1 + Math.floor(rand() * 255)) * 2 ** (Math.floor(rand() * 120) - 90));
+    for (const x of values) {
+      for (const p of [1, 3, 6, 9, 12, 15, 16, 20]) {
+        const want = oracle(x, p);
+        expect(pyExp(x, p), `${x} .${p}e`).toBe(want.exp);
+        if (Math.abs(x) < 1e21) expect(pyFixed(x, p), `${x} .${p}f`).toBe(want.fixed);
+      }
+    }
+  });
+});

@@ -1,8 +1,10 @@
 import { classifyNodeOp } from './nodeOp.js';
 import { NodeOp } from '../model/graph.js';
 
-// The hook wrappers whose frame precedes the user's call line in an API stack.
-const TEMPLATE_CALL = /\b(?:[A-Z][a-zA-Z]*Template|api_template|api_instance)\(/;
+// The hook wrapper whose frame precedes the user's call line in an API stack. The July-2025 release (the `--format
+// vis` era) knew only the `…Template(` wrappers; `api_template(` / `api_instance(` came with the August-2025 rewrite
+// (msprobe-format.md §2.6), so stacks of today's collector stay whole here, as that release wrote them.
+const TEMPLATE_CALL = /\b[A-Z][a-zA-Z]*Template\(/;
 
 /**
  * The E2 stack simplification (2025-01 → 2025-09, msprobe-format.md §2.6), applied to stack.json before nodes

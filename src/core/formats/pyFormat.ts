@@ -52,7 +52,7 @@ export function pyFixed(x: number, digits: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
   if (Math.abs(x) >= 1e21) return exactFixed(x, digits);
   // A tie needs 2·x·10^digits to be an odd integer.
-  if (digits <= 22 ? mayBeTie(x * 2 * POW10[digits]) : Number.isInteger(x * 2 * pow10(digits))) return exactFixed(x, digits);
+  if (isTie(x, digits)) return exactFixed(x, digits);
   // toFixed keeps the sign of a small negative value ("-0.000000") as Python does, but not of -0 itself.
   return Object.is(x, -0) ? '-' + x.toFixed(digits) : x.toFixed(digits);
 }
@@ -70,37 +70,32 @@ export function pyExp(x: number, digits: number): string {
   return c === 0x2b || c === 0x2d ? s.slice(0, n - 1) + '0' + s.slice(n - 1) : s;
 }
 
-/** True when x·10^(digits−E)·2 may be an integer, E being x's decimal exponent (or one less, near powers of 10). */
+/** Whether x is a tie at `digits` significant digits after the first (E being x's decimal exponent, or one off it). */
 function mayTieExp(x: number, digits: number): boolean {
   const e0 = Math.floor(Math.log10(Math.abs(x)));
-  for (let e = e0 - 1; e <= e0 + 1; e++) {
-    const k = digits - e;
-    // A tie means x = odd · 2^-(k+1), and 10^k must then be exact: for |k| > 22 no double can tie.
-    if (k > 22 || k < -22) continue;
-    const scaled = k >= 0 ? x * 2 * POW10[k] : (x * 2) / POW10[-k];
-    if (mayBeTie(scaled)) return true;
-  }
+  for (let e = e0 - 1; e <= e0 + 1; e++) if (isTie(x, digits - e)) return true;
   return false;
 }
 
 /**
- * Whether `scaled`, 2·x·10^k computed in doubles (10^k exact), may be an odd integer: x a tie at k decimals. An
- * exact odd integer below 2^53 comes out of that product exactly; above 2^53 doubles cannot tell, so it may. An
- * even integer is no tie: x·10^k is whole and the native formatting is exact (values of short binary mantissas,
- * such as bfloat16 statistics, are mostly that).
+ * Whether x lies exactly halfway between two multiples of 10^-k, i.e. 2·x·10^k is an odd integer, decided exactly
+ * (no product is rounded). For k ≥ 0, 2·x·10^k = x·2^(k+1)·5^k and x is dyadic, so it is an odd integer exactly when
+ * x·2^(k+1) is one: 2^-24 is a tie at k = 23 (its 16th digit), where 10^k is no longer a double. Values of short
+ * binary mantissas (bfloat16 statistics) are mostly whole there, so they skip the exact formatter.
  */
-function mayBeTie(scaled: number): boolean {
-  if (!Number.isInteger(scaled)) return false;
-  const a = Math.abs(scaled);
-  return a >= 9007199254740992 || a % 2 === 1;
+function isTie(x: number, k: number): boolean {
+  if (k >= 0) {
+    const y = k < 1022 ? x * POW2[k + 1] : x * POW2[1000] * POW2[k + 1 - 1000];
+    return Number.isInteger(y) && y % 2 !== 0;
+  }
+  // k < 0: 2·x / 10^-k is odd exactly when x / 2^(-k-1) is an odd integer divisible by 5^-k.
+  if (k < -22) return false; // 5^23 exceeds every odd mantissa
+  const y = x / POW2[-k - 1];
+  return Number.isInteger(y) && y % 2 !== 0 && y % 5 ** -k === 0;
 }
 
-/** 10^0 … 10^22, the powers of ten a double holds exactly. */
-const POW10 = Array.from({ length: 23 }, (_, k) => Number(`1e${k}`));
-
-function pow10(k: number): number {
-  return k >= 0 && k <= 22 ? POW10[k] : 10 ** k;
-}
+/** 2^0 … 2^1022, exact. */
+const POW2 = Float64Array.from({ length: 1023 }, (_, k) => 2 ** k);
 
 /** |x| = mantissa · 2^exponent, exactly. */
 function decompose(x: number): { mantissa: bigint; exponent: number } {
