@@ -4,6 +4,7 @@ import path from 'node:path';
 import { translate, type Lang } from '../i18n/messages.js';
 import { pickLang } from '../i18n/pickLang.js';
 import { createStoreCache, type StoreCache } from '../store/openStore.js';
+import { DEFAULT_WORK_BUDGET_MS } from '../store/workBudget.js';
 import type { AppContext } from './appContext.js';
 import { HttpError } from './httpError.js';
 import { graphRouter } from './routes/graph.js';
@@ -19,6 +20,8 @@ export interface AppOptions {
   /** Refuse non-loopback Host headers (DNS rebinding); on by default, off for --bind_all / a public --host. */
   loopbackOnly?: boolean;
   stores?: StoreCache;
+  /** Per-request store work budget in ms (default DEFAULT_WORK_BUDGET_MS; tests use small ones). */
+  workBudgetMs?: number;
 }
 
 /** The Express app for one log dir. Throws when the log dir is not a directory (the CLI checks first). */
@@ -31,6 +34,7 @@ export function createApp(options: AppOptions): Express {
     logdirShown,
     stores: options.stores ?? createStoreCache(),
     defaultLang: options.lang ?? 'en',
+    workBudgetMs: options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS,
   };
   const appDir = path.resolve(options.appDir);
 

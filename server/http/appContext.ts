@@ -9,4 +9,6 @@ export interface AppContext {
   logdirShown: string;
   stores: StoreCache;
   defaultLang: Lang;
+  /** Milliseconds of store work one request may take before it is answered 503 (workBudget.ts). */
+  workBudgetMs: number;
 }

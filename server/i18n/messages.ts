@@ -23,6 +23,7 @@ const en = {
   appNotBuilt: 'the web app is not built ({dir} is missing): run "npm run build"',
   badHost: 'host "{host}" is not allowed; open the viewer through localhost or start it with --bind_all',
   internal: 'internal server error: {problem}',
+  tooMuchWork: '{file}: this request needs more than {ms} ms of work and was stopped so that other requests are not held up; narrow it (a longer query, a smaller limit)',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -43,6 +44,7 @@ const zhCN: Record<MessageKey, string> = {
   appNotBuilt: '网页应用尚未构建（缺少 {dir}）：请运行 "npm run build"',
   badHost: '不允许的主机名 "{host}"；请通过 localhost 访问，或使用 --bind_all 启动',
   internal: '服务器内部错误：{problem}',
+  tooMuchWork: '{file}：该请求所需工作超过 {ms} 毫秒，已被中止以免阻塞其他请求；请缩小范围（更长的查询词、更小的 limit）',
 };
 
 const tables: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };

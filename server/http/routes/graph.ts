@@ -3,6 +3,7 @@ import type { IndexingResponse, Side } from '../../../src/core/api/types.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
 import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
+import { WorkBudgetExceeded, withWorkBudget } from '../../store/workBudget.js';
 import type { GraphFileRef } from '../../store/openStore.js';
 import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
@@ -106,8 +107,12 @@ function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Ope
     const step = graph.step ?? meta.steps[0];
     const rank = graph.rank ?? meta.ranks[0];
     if (!meta.steps.includes(step) || !meta.ranks.includes(rank)) throw new UnknownGraphError(ref.relPath, step, rank);
-    answer({ store: opened.store, ref, graph });
+    withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer({ store: opened.store, ref, graph }));
   } catch (e) {
+    if (e instanceof WorkBudgetExceeded) {
+      res.setHeader('Retry-After', '5');
+      throw new HttpError(503, 'tooMuchWork', { file: e.file, ms: e.ms });
+    }
     if (e instanceof StaleFileError) throw new HttpError(409, 'fileChanged', { file: e.file });
     if (e instanceof UnknownGraphError) {
       throw new HttpError(400, 'unknownGraph', { file: e.file, step: e.step, rank: e.rank });

@@ -1,0 +1,44 @@
+/**
+ * The time one request may spend in a store before it gives up (issue 12: one request must never stall the others
+ * on the single event loop). Store calls are synchronous, so the route opens a budget around one call and the
+ * stores' long loops (searches, ancestor walks, record reads) call `checkBudget()`; past the deadline it throws
+ * WorkBudgetExceeded, which the route answers 503 with the reason and a Retry-After. Outside a request (CLI, tests)
+ * there is no budget and `checkBudget()` costs one comparison.
+ */
+
+export class WorkBudgetExceeded extends Error {
+  constructor(
+    readonly file: string,
+    readonly ms: number,
+  ) {
+    super(`${file}: the request needed more than ${ms} ms of work and was stopped`);
+    this.name = 'WorkBudgetExceeded';
+  }
+}
+
+/** Default per-request budget: ~2 s, the issue's bound, well above any answer the benchmarks measure. */
+export const DEFAULT_WORK_BUDGET_MS = 2000;
+
+let deadline = Infinity;
+let budgetMs = 0;
+let budgetFile = '';
+let calls = 0;
+
+/** Runs `fn` with a deadline `ms` from now; budgets do not nest (the outer one stays). */
+export function withWorkBudget<T>(file: string, ms: number, fn: () => T): T {
+  if (deadline !== Infinity) return fn();
+  deadline = performance.now() + ms;
+  budgetMs = ms;
+  budgetFile = file;
+  try {
+    return fn();
+  } finally {
+    deadline = Infinity;
+  }
+}
+
+/** Throws WorkBudgetExceeded once the current request's deadline has passed; reads the clock every 64th call. */
+export function checkBudget(): void {
+  if (deadline === Infinity || (++calls & 63) !== 0) return;
+  if (performance.now() > deadline) throw new WorkBudgetExceeded(budgetFile, budgetMs);
+}
