@@ -8,6 +8,8 @@ const entryPoints = [
   'server/workers/compareWorker.ts',
   // Found at run time next to the bundle: dist/server/store/visJsonIndex/indexWorker.js (outbase is server/).
   'server/store/visJsonIndex/indexWorker.ts',
+  // Searches and filters off the event loop: dist/server/store/findWorker.js (findPool.ts).
+  'server/store/findWorker.ts',
   'server/compare/compareTableWorker.ts',
   'server/graph/dbWriterWorker.ts',
 ].filter((p) => existsSync(p));

@@ -15,7 +15,7 @@ export class UsageError extends Error {
 /**
  * Problems with what the user handed in, each naming the file (`<file>: <problem>`): a missing or unreadable path,
  * malformed JSON/YAML/npy, a mapping that does not fit, directories that do not pair up. Exit code 2, like usage
- * errors; anything else is unexpected (exit code 1).
+ * errors; anything else is unexpected (still exit code 2, with a `--debug` hint).
  */
 const INPUT_ERRORS = [UsageError, FileProblem, PyJsonError];
 
@@ -40,6 +40,7 @@ function oneLine(text: string): string {
 export function buildProgram(registrars: CommandRegistrar[], io: CliIo = processIo): Command {
   const program = new Command('probeboard')
     .description('Build, compare and view msprobe precision-debugging graphs (.vis) in the browser')
+    .option('--debug', 'print the stack of an unexpected failure (anywhere on the command line)')
     .showSuggestionAfterError(true);
   for (const register of registrars) register(program);
   // Applied after registration so sub-commands made by other modules get the same behaviour.
@@ -55,8 +56,8 @@ export function buildProgram(registrars: CommandRegistrar[], io: CliIo = process
 
 /**
  * Parses and runs one command line (without `node` and the script). Resolves to the exit code: 0 for success or
- * help, 2 for usage errors and unreadable input, 130/143 for a run stopped by SIGINT/SIGTERM, 1 for anything
- * unexpected. Long-running commands (`serve`) resolve once started; the process then stays alive on its open server.
+ * help, 2 for usage errors, unreadable input and anything unexpected, 130/143 for a run stopped by SIGINT/SIGTERM.
+ * Long-running commands (`serve`) resolve once started; the process then stays alive on its open server.
  */
 export async function runCli(
   argv: readonly string[],
@@ -64,8 +65,11 @@ export async function runCli(
   io: CliIo = processIo,
 ): Promise<number> {
   const program = buildProgram(registrars, io);
+  // A global flag, accepted after the sub-command too (commander would only take it before).
+  const debug = argv.includes('--debug') || Boolean(process.env.PROBEBOARD_DEBUG);
+  const args = moveLeadingFramework(argv.filter((a) => a !== '--debug'));
   try {
-    await program.parseAsync(moveLeadingFramework(argv), { from: 'user' });
+    await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (e) {
     // Commander already printed its message through outputError.
@@ -78,8 +82,27 @@ export async function runCli(
       io.err(`probeboard: ${oneLine(e.message)}\n`);
       return 2;
     }
-    io.err(`probeboard: ${oneLine(e instanceof Error ? e.message : String(e))}\n`);
-    if (process.env.PROBEBOARD_DEBUG) io.err(`${(e as Error)?.stack ?? ''}\n`);
-    return 1;
+    // Anything else is still reported as a problem of the file the command was reading, on one line.
+    io.err(`probeboard: ${unexpectedLine(e, inputOf(program, args[0]))}${debug ? '' : ' (run with --debug for the stack)'}\n`);
+    if (debug) io.err(`${(e as Error)?.stack ?? String(e)}\n`);
+    return 2;
   }
+}
+
+/** The file a command was reading: `-i`'s path, or the tensor files; null when it has none. */
+function inputOf(program: Command, name: string | undefined): string | null {
+  const cmd = program.commands.find((c) => c.name() === name);
+  if (!cmd) return null;
+  const input: unknown = cmd.opts().input_path;
+  if (typeof input === 'string') return input;
+  const files = cmd.name() === 'tensor' ? cmd.args.slice(1) : [];
+  return files.length ? files.join(', ') : null;
+}
+
+/** `<file>: <problem>`: the file a system error names (its `path`), else the command's input file. */
+function unexpectedLine(e: unknown, input: string | null): string {
+  const message = oneLine(e instanceof Error ? e.message : String(e)) || 'unexpected failure';
+  const errPath = (e as NodeJS.ErrnoException | null)?.path;
+  const file = typeof errPath === 'string' ? errPath : input;
+  return file && !message.startsWith(`${file}:`) ? `${file}: ${message}` : message;
 }

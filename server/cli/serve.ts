@@ -30,11 +30,13 @@ export function registerServeCommand(program: Command, io?: CliIo): void {
         cacheMaxBytes: cacheMaxMb * 2 ** 20,
       });
       const say = io?.out ?? ((t: string) => process.stdout.write(t));
-      if (opts.bind_all) {
-        say('probeboard: warning: --bind_all serves your graphs to every machine that can reach this one\n');
+      if (running.exposed) {
+        const flag = opts.bind_all ? '--bind_all' : `--host ${opts.host}`;
+        say(`probeboard: warning: ${flag} serves your graphs to every machine that can reach this one (no Host check)\n`);
       }
       say(`probeboard: serving ${running.logdir} at ${running.url}\n`);
-      const stop = () => void running.close().then(() => process.exit(0));
+      // Exit like a stopped run (130/143) without waiting for half-sent requests: close() drops them after a grace.
+      const stop = (signal: NodeJS.Signals) => void running.close().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     });

@@ -3,9 +3,14 @@ import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { createApp } from '../http/app.js';
+import { answerClientErrors } from '../http/clientError.js';
+import { isLoopbackHost } from '../http/security.js';
 import { createStoreCache } from '../store/openStore.js';
 import { appDir as defaultAppDir, examplesDir } from './packagePaths.js';
 import { UsageError } from './program.js';
+
+/** How long answers under way may take to finish once the server is told to stop. */
+const CLOSE_GRACE_MS = 500;
 
 export interface ServeOptions {
   /** Omitted → the package's bundled `examples/`. */
@@ -24,34 +29,51 @@ export interface RunningServer {
   server: Server;
   url: string;
   logdir: string;
+  /** Bound to a non-loopback address: reachable from other machines, with no Host check. */
+  exposed: boolean;
+  /** Stops listening and drops every connection (idle ones at once, the rest after a short grace). */
   close(): Promise<void>;
 }
 
 /** Checks the log dir, binds, resolves once listening. Throws UsageError (one line) for a bad dir or a busy port. */
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   const logdir = resolveLogdir(options.logdir);
+  const exposed = !isLoopbackHost(options.host);
+  const stores = createStoreCache({
+    cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined,
+    cacheMaxBytes: options.cacheMaxBytes,
+  });
   const app = createApp({
     logdir,
     appDir: options.appDir ?? defaultAppDir(),
     lang: options.lang,
-    loopbackOnly: isLoopback(options.host),
-    stores: createStoreCache({
-      cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined,
-      cacheMaxBytes: options.cacheMaxBytes,
-    }),
+    loopbackOnly: !exposed,
+    stores,
   });
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(options.port, options.host);
     s.once('listening', () => resolve(s));
     s.once('error', (e: NodeJS.ErrnoException) => reject(listenError(e, options)));
   });
+  answerClientErrors(server, options.lang ?? 'en');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   return {
     server,
     logdir,
     url: `http://${urlHost(options.host)}:${port}/#graphs`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    exposed,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          // Open files and the worker threads (find, indexing) go with the server.
+          stores.closeAll();
+          resolve();
+        });
+        // Keep-alive sockets and half-sent requests would otherwise hold close() until their timeouts (minutes).
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+      }),
   };
 }
 
@@ -74,10 +96,6 @@ function listenError(e: NodeJS.ErrnoException, o: ServeOptions): Error {
     return new UsageError(`--host ${o.host}: not an address of this machine`);
   }
   return new UsageError(`cannot listen on ${o.host}:${o.port}: ${e.message}`);
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function urlHost(host: string): string {

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { requireRegularFile } from './regularFile.js';
 import path from 'node:path';
 import { DumpFileError, readingFile } from '../../src/core/formats/dumpFileError.js';
 import { parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
@@ -19,6 +20,7 @@ export interface CompareInput {
 /** `cwd`: where relative paths in compare.json are resolved (msprobe: the current directory). */
 export function readCompareInput(file: string, cwd = process.cwd()): CompareInput {
   let text: string;
+  requireRegularFile(file);
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {

@@ -96,12 +96,15 @@ function readStacks(file: string, npu: SideDump): StackTable {
       top() {},
       entry(key, text, parse) {
         table.addJson(key, text, () => {
+          // Stacks are lists of strings: the native parser reads those the same, faster. Anything else (numbers,
+          // objects) takes the Python-faithful parser, whose values the table's repr expects.
           try {
-            // Stacks are lists of strings: the native parser reads them the same, faster.
-            return JSON.parse(text) as PyValue;
+            const lines: unknown = JSON.parse(text);
+            if (Array.isArray(lines) && lines.every((l) => typeof l === 'string')) return lines as PyValue;
           } catch {
-            return parse();
+            // malformed: parse() reports it with line and column
           }
+          return parse();
         });
       },
     },

@@ -11,6 +11,7 @@ import { parseDataMapping, type KeyMappings } from '../../src/core/compareTable/
 import { expandLayerMapping, unmappedDataMapping } from '../../src/core/compareTable/layerDataMapping.js';
 import { parsePyJson, type PyValue } from '../../src/core/formats/pyJson.js';
 import { packageRoot } from '../cli/packagePaths.js';
+import { requireRegularFile } from './regularFile.js';
 
 /** Loads the mapping files of `-am/-cm/-dm/-lm` into the form the core matcher takes. */
 
@@ -22,6 +23,7 @@ export interface MappingFlags {
 }
 
 function readText(file: string): string {
+  requireRegularFile(file, (f, p) => new MappingFileError(f, p));
   try {
     return fs.readFileSync(file, 'utf8');
   } catch (e) {

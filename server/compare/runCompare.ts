@@ -10,6 +10,7 @@ import { comparePair, type CompareFlags, type PairIo, type PairResult } from './
 import type { CompareProgress } from './compareProgress.js';
 import { runDiffAnalyze } from './diffAnalyze.js';
 import { isDir, isFile, mixChildren, rankPairs, sharedSubdirs } from './rankDirs.js';
+import { notRegularFile } from './regularFile.js';
 
 /**
  * `probeboard compare` (msprobe-compare.md §1): compare.json dispatch to one file pair, the ranks of two step
@@ -92,7 +93,7 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
       if (input.stackPath) {
         // msprobe honours -s only when compare.json names the stack file.
         if (o.stackMode) {
-          if (!isFile(input.stackPath)) throw new DumpFileError(input.stackPath, 'stack.json not found');
+          if (!isFile(input.stackPath)) throw new DumpFileError(input.stackPath, notRegularFile(input.stackPath) ?? 'stack.json not found');
           stackJson = input.stackPath;
         }
       } else {
@@ -143,7 +144,7 @@ export async function runCompareCommand(o: CompareCommandOptions): Promise<Compa
       }
     } else {
       const which = !isFile(input.npuPath) && !isDir(input.npuPath) ? input.npuPath : input.benchPath;
-      if (!isFile(which) && !isDir(which)) throw new DumpFileError(which, 'not found');
+      if (!isFile(which) && !isDir(which)) throw new DumpFileError(which, notRegularFile(which) ?? 'not found');
       throw new DumpFileError(o.inputPath, 'npu_path and bench_path must both be dump.json files or both be step directories');
     }
     const files = outDirs.flatMap((d) => d.commit());

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { WORKER_LIMITS } from './workerProtocol.js';
 import { SideTable, type SideTableMessage } from '../../src/core/compareTable/sideTable.js';
+import { DumpFileError, TOO_DEEP_PROBLEM } from '../../src/core/formats/dumpFileError.js';
 import { readSide, type SideDump } from './readSide.js';
 import { deserializeError, type SerializedError } from './workerProtocol.js';
 import { bundledScript } from '../workers/bundledScript.js';
@@ -32,7 +33,10 @@ function readInWorker(script: string, file: string, validate: boolean, onBytes: 
       if (!settled) reject(e);
     });
     w.once('exit', (code) => {
-      if (!settled) reject(new Error(`reading ${file} stopped (worker exit code ${code})`));
+      if (settled) return;
+      // A clean exit without an answer: Node drops a posted message it cannot rebuild, which a value nested
+      // thousands of levels deep causes (the reader itself accepted it).
+      reject(code === 0 ? new DumpFileError(file, TOO_DEEP_PROBLEM) : new DumpFileError(file, `reading stopped (worker exit code ${code})`));
     });
   });
 }

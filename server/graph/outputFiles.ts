@@ -80,20 +80,47 @@ export class OutputDir {
       // created below
     }
     if (stat && !stat.isDirectory()) throw new GraphFileError(this.dir, 'The output path exists and is not a directory.');
-    if (stat) return;
+    if (!stat) {
+      try {
+        const first = makeDirs(this.dir, 0o750);
+        if (first) this.createdDirs = chain(first, this.dir);
+      } catch (e) {
+        throw new GraphFileError(this.dir, `The output directory cannot be created (${(e as NodeJS.ErrnoException).code ?? e}).`);
+      }
+    }
+    this.checkWritable();
+    removeStaleTemps(this.dir);
+  }
+
+  /**
+   * Creating a file is the only test that holds for root too (access(2) says yes on /proc or a read-only mount);
+   * without it SQLite fails later with a bare "unable to open database file".
+   */
+  private checkWritable(): void {
+    const probe = path.join(this.dir, `.probeboard-probe.${process.pid}.0.tmp`);
     try {
-      const first = makeDirs(this.dir, 0o750);
-      if (first) this.createdDirs = chain(first, this.dir);
+      fs.closeSync(fs.openSync(probe, 'w', 0o640));
+      fs.rmSync(probe, { force: true });
     } catch (e) {
-      throw new GraphFileError(this.dir, `The output directory cannot be created (${(e as NodeJS.ErrnoException).code ?? e}).`);
+      this.abort();
+      const code = (e as NodeJS.ErrnoException).code ?? String(e);
+      throw new GraphFileError(this.dir, `The output directory is not writable (${code}).`);
     }
   }
 
-  /** A hidden temporary path in the output directory for `finalName`, renamed by `commit`. */
+  /**
+   * A hidden temporary path in the output directory for `finalName`, renamed by `commit`. Created empty with the
+   * final's mode, so nothing of the run is ever readable more widely than its result (SQLite would make it 0644).
+   */
   reserve(finalName: string): string {
     this.checkOpen();
     const temp = path.join(this.dir, `.${finalName}.${process.pid}.${this.pending.length}.tmp`);
     this.pending.push({ temp, final: path.join(this.dir, finalName) });
+    try {
+      fs.closeSync(fs.openSync(temp, 'w', 0o640));
+    } catch (e) {
+      throw outputWriteError(path.join(this.dir, finalName), e);
+    }
     return temp;
   }
 
@@ -142,7 +169,8 @@ export class OutputDir {
   /** Removes what was written (again when called again: work stopped midway may have left more). */
   abort(): void {
     this.closed = true;
-    for (const { temp } of this.pending) fs.rmSync(temp, { force: true });
+    // SQLite's side files too: a failure mid-transaction (a full disk) leaves `<temp>-journal`.
+    for (const { temp } of this.pending) for (const f of [temp, ...SQLITE_SIDE_FILES.map((x) => temp + x)]) fs.rmSync(f, { force: true });
     for (const file of this.scratch) fs.rmSync(file, { force: true });
     for (const dir of this.createdDirs.slice().reverse()) {
       try {
@@ -151,6 +179,42 @@ export class OutputDir {
         break; // not empty: someone else wrote there
       }
     }
+  }
+}
+
+const SQLITE_SIDE_FILES = ['-journal', '-wal', '-shm'];
+
+/**
+ * Hidden temporaries of this module's naming (`.<name>.<pid>.<n>.tmp|part`, with SQLite's or the row writers'
+ * suffixes), left by a run that was killed: removed when their writer's process is gone.
+ */
+const TEMP_NAME = /^\..+\.(\d+)\.\d+\.(?:tmp|part)(?:-journal|-wal|-shm|\.part\d+)?$/;
+
+function removeStaleTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return; // listing is only for the clean-up
+  }
+  const alive = new Map<number, boolean>();
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (!alive.has(pid)) alive.set(pid, processAlive(pid));
+    if (!alive.get(pid)) fs.rmSync(path.join(dir, name), { force: true });
+  }
+}
+
+/** Signal 0 checks for the process; EPERM means it exists under another user. */
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

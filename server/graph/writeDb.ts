@@ -69,6 +69,8 @@ export class VisDbFile implements DbRowTarget {
     private readonly opts: { indexesFirst?: boolean; syncEvery?: number } = {},
   ) {
     fs.rmSync(file, { force: true });
+    // Created here with the final's mode: SQLite would create it 0644 (an empty file is an empty database).
+    fs.closeSync(fs.openSync(file, 'w', 0o640));
     this.db = new (openSqlite())(file);
     // 16 KiB pages make inserting and indexing the large JSON rows about a third faster than the default 4 KiB.
     this.db.pragma('page_size = 16384');

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { isIPv4, isIPv6 } from 'node:net';
 import { HttpError } from './httpError.js';
 
 /**
@@ -18,17 +19,33 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
 ].join('; ');
 
+/** Also written by hand on Node's own error answers (clientError.ts), which bypass Express. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
 export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   next();
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** Loopback spellings of a bind address or Host name (brackets and IPv6 forms included); anything else is exposed. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  if (!isIPv6(h)) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
+  if (mapped) return mapped[1].startsWith('127.');
+  // ::1 in any of its spellings (0:0:0:0:0:0:0:1, 0::1…): every group but the last is zero.
+  const groups = h.split(':');
+  return groups.at(-1)?.replace(/^0+/, '') === '1' && groups.slice(0, -1).every((g) => /^0*$/.test(g));
+}
 
 /**
  * On a loopback bind, refuse requests whose Host is some other name: a web page can point its own domain at
@@ -37,6 +54,6 @@ const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 export function loopbackHostOnly(req: Request, _res: Response, next: NextFunction): void {
   const host = (req.headers.host ?? '').toLowerCase();
   const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.replace(/:\d+$/, '');
-  if (LOOPBACK_NAMES.has(name) || name.endsWith('.localhost')) return next();
+  if (isLoopbackHost(name)) return next();
   next(new HttpError(403, 'badHost', { host: host.slice(0, 100) }));
 }

@@ -24,6 +24,9 @@ const en = {
   badHost: 'host "{host}" is not allowed; open the viewer through localhost or start it with --bind_all',
   internal: 'internal server error: {problem}',
   tooMuchWork: '{file}: this request needs more than {ms} ms of work and was stopped so that other requests are not held up; narrow it (a longer query, a smaller limit)',
+  malformedRequest: 'malformed HTTP request',
+  headersTooLarge: 'request headers too large',
+  requestTimeout: 'the request was not received in time',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -45,6 +48,9 @@ const zhCN: Record<MessageKey, string> = {
   badHost: '不允许的主机名 "{host}"；请通过 localhost 访问，或使用 --bind_all 启动',
   internal: '服务器内部错误：{problem}',
   tooMuchWork: '{file}：该请求所需工作超过 {ms} 毫秒，已被中止以免阻塞其他请求；请缩小范围（更长的查询词、更小的 limit）',
+  malformedRequest: '格式错误的 HTTP 请求',
+  headersTooLarge: '请求头过大',
+  requestTimeout: '未能及时收到完整请求',
 };
 
 const tables: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };

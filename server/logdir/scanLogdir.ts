@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { GraphType } from '../../src/core/api/types.js';
+import { FileProblem } from '../../src/core/fileProblem.js';
 import type { Message } from '../i18n/messages.js';
 import type { GraphFormat, StoreCache } from '../store/openStore.js';
 import { naturalCompare } from './naturalSort.js';
@@ -79,7 +80,7 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
         continue;
       }
       const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
-      if (named) tags.push(describeFile(real, path.posix.join(...parts, entry.name), run, named, stats, cache));
+      if (named) tags.push(describeSafely(real, path.posix.join(...parts, entry.name), run, named, stats, cache));
     }
     if (tags.length > 0) {
       tags.sort((a, b) => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1));
@@ -93,6 +94,23 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
   };
   visit(logdirReal, []);
   return runs.sort((a, b) => (a.run === '.' ? -1 : b.run === '.' ? 1 : naturalCompare(a.run, b.run)));
+}
+
+/** One file's failure, whatever it is, is listed as that file's error: the listing itself never fails (issue 12 #1). */
+function describeSafely(...args: Parameters<typeof describeFile>): ScannedTag {
+  try {
+    return describeFile(...args);
+  } catch (e) {
+    const [, relPath, , named, stats] = args;
+    const problem = e instanceof FileProblem ? e.problem : e instanceof Error ? e.message : String(e);
+    return {
+      tag: named.tag,
+      format: named.format,
+      sizeBytes: stats.size,
+      graphType: null,
+      error: { key: 'fileUnreadable', params: { file: relPath, problem } },
+    };
+  }
 }
 
 function describeFile(

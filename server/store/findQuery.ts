@@ -31,6 +31,12 @@ export interface FilterQuery extends GraphSelector {
 
 export const DEFAULT_FIND_LIMIT = 500;
 export const MAX_FIND_LIMIT = 10_000;
+/**
+ * Path ids one search or filter answer may hold in all (issue 12: limit × depth ids made a 103 MB answer): past it
+ * the answer stops early, `total` still counting every match. Ancestors one path lists are capped too.
+ */
+export const PATH_ROOM = 250_000;
+export const MAX_PATH_DEPTH = 10_000;
 
 /**
  * Colour-bucket membership (msprobe-format.md §3.9): lo ≤ v < hi, the top bucket includes 1, and [x, x] (md5's

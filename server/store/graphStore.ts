@@ -1,6 +1,7 @@
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side } from '../../src/core/api/types.js';
 import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
 import { FileProblem } from '../../src/core/fileProblem.js';
+import { WorkBudgetExceeded } from './workBudget.js';
 
 /**
  * One opened graph file, answering the viewer's questions without handing out the whole file. Implementations:
@@ -71,4 +72,17 @@ export function pageRange(total: number, offset = 0, limit?: number): [number, n
   const from = Math.min(Math.max(0, offset), total);
   const to = limit === undefined ? total : Math.min(total, from + Math.max(0, limit));
   return [from, to];
+}
+
+/**
+ * Runs one store call so that whatever goes wrong on a damaged file reaches the route as a GraphFileError naming the
+ * file (422), never a bare TypeError or RangeError (500); the work budget's stop passes through unchanged.
+ */
+export function guardStore<T>(file: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof GraphFileError || e instanceof WorkBudgetExceeded) throw e;
+    throw new GraphFileError(file, `cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }

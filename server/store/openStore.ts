@@ -1,6 +1,7 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { GraphType } from '../../src/core/api/types.js';
 import { GraphFileError, LockedFileError, StaleFileError, type GraphStore } from './graphStore.js';
+import { createFindPool, defaultFindWorkerScript, type FindRequest } from './findPool.js';
 import { dbStamp } from './visDb/openDb.js';
 import { VisDbStore } from './visDb/visDbStore.js';
 import { buildVisIndex, VisIndexError } from './visJsonIndex/buildIndex.js';
@@ -50,6 +51,8 @@ export interface StoreCacheOptions {
   cacheMaxBytes?: number;
   /** Bundled indexWorker.js; null = index in this thread. Default: found next to the server bundle. */
   indexWorkerScript?: string | null;
+  /** Bundled findWorker.js that runs searches and filters; null = in this thread. Default: next to the bundle. */
+  findWorkerScript?: string | null;
   /** `.vis` files smaller than this are read whole and indexed at once, in this thread (default 16 MiB). */
   inThreadBytes?: number;
   /** Read size while indexing (tests use tiny chunks). */
@@ -77,6 +80,12 @@ export interface StoreCache {
   peek(absPath: string, stats: Stats, format: GraphFormat): Outcome | undefined;
   /** A `.vis.db`'s graph type or problem for the run listing (memoised per stamp). */
   probeDb(ref: GraphFileRef, stats: Stats): DbProbe;
+  /**
+   * A search or filter of `store` (just opened for `ref`) as JSON text, off this thread when the find worker exists
+   * (findPool.ts). Rejects like the store (GraphFileError…), or with WorkBudgetExceeded past `budgetMs` or on `signal`.
+   */
+  find(ref: GraphFileRef, store: GraphStore, request: FindRequest, budgetMs: number, signal?: AbortSignal): Promise<string>;
+  /** Closes every store and ends the worker threads. */
   closeAll(): void;
 }
 
@@ -100,6 +109,8 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
   const errors = new Map<string, Entry>();
   const jobs = new Map<string, { stamp: string; handle: IndexJobHandle }>();
   const probes = new Map<string, { stamp: string; probe: DbProbe }>();
+  const findWorkerScript = options.findWorkerScript === undefined ? defaultFindWorkerScript() : options.findWorkerScript;
+  const finder = createFindPool({ workerScript: findWorkerScript, data: { cacheDir, cacheMaxBytes: options.cacheMaxBytes, chunkSize: options.chunkSize } });
 
   const remember = (map: Map<string, Entry>, key: string, entry: Entry, max: number) => {
     const old = map.get(key);
@@ -226,23 +237,34 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     },
     probeDb(ref, stats) {
       const stamp = stampOf(ref.absPath, stats, 'db');
+      // Whatever goes wrong with one file is that file's error in the listing, never the listing's (issue 12 #1).
       const known = lookup(ref.absPath, stamp);
-      if (known) return 'store' in known ? { graphType: known.store.meta().graphType, error: null } : { graphType: null, error: known.error };
+      if (known && 'error' in known) return { graphType: null, error: known.error };
+      if (known) {
+        try {
+          return { graphType: known.store.meta().graphType, error: null };
+        } catch (e) {
+          return { graphType: null, error: damaged(ref, e) };
+        }
+      }
       const hit = probes.get(ref.absPath);
       if (hit?.stamp === stamp) return hit.probe;
       let probe: DbProbe;
+      let store: VisDbStore | undefined;
       try {
-        const store = new VisDbStore(ref.absPath, named(ref));
+        store = new VisDbStore(ref.absPath, named(ref));
         probe = { graphType: store.meta().graphType, error: null };
-        store.close();
       } catch (e) {
-        if (!(e instanceof GraphFileError)) throw e;
-        probe = { graphType: null, error: e };
+        probe = { graphType: null, error: damaged(ref, e) };
+      } finally {
+        store?.close();
       }
       if (!(probe.error instanceof LockedFileError)) probes.set(ref.absPath, { stamp, probe });
       return probe;
     },
+    find: (ref, store, request, budgetMs, signal) => finder.find(ref, store, request, budgetMs, signal),
     closeAll() {
+      finder.close();
       for (const entry of stores.values()) if ('store' in entry.outcome) entry.outcome.store.close();
       for (const job of jobs.values()) job.handle.cancel();
       stores.clear();
@@ -251,6 +273,12 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       probes.clear();
     },
   };
+}
+
+/** Any failure of a `.vis.db` as that file's one-line error (an engine exception names no file). */
+function damaged(ref: GraphFileRef, e: unknown): GraphFileError {
+  if (e instanceof GraphFileError) return e;
+  return new GraphFileError(ref.relPath, `the database is damaged: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 /** What a store names in errors and meta. */

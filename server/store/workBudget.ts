@@ -23,22 +23,30 @@ let deadline = Infinity;
 let budgetMs = 0;
 let budgetFile = '';
 let calls = 0;
+let cancelFlag: Int32Array | null = null;
 
-/** Runs `fn` with a deadline `ms` from now; budgets do not nest (the outer one stays). */
-export function withWorkBudget<T>(file: string, ms: number, fn: () => T): T {
+/**
+ * Runs `fn` with a deadline `ms` from now; budgets do not nest (the outer one stays). `cancelled` (shared memory, set
+ * non-zero by another thread) stops the work early like a passed deadline: the find worker's client went away.
+ */
+export function withWorkBudget<T>(file: string, ms: number, fn: () => T, cancelled?: Int32Array): T {
   if (deadline !== Infinity) return fn();
   deadline = performance.now() + ms;
   budgetMs = ms;
   budgetFile = file;
+  cancelFlag = cancelled ?? null;
   try {
     return fn();
   } finally {
     deadline = Infinity;
+    cancelFlag = null;
   }
 }
 
 /** Throws WorkBudgetExceeded once the current request's deadline has passed; reads the clock every 64th call. */
 export function checkBudget(): void {
   if (deadline === Infinity || (++calls & 63) !== 0) return;
-  if (performance.now() > deadline) throw new WorkBudgetExceeded(budgetFile, budgetMs);
+  if (performance.now() > deadline || (cancelFlag !== null && Atomics.load(cancelFlag, 0) !== 0)) {
+    throw new WorkBudgetExceeded(budgetFile, budgetMs);
+  }
 }

@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { requireRegularFile } from '../compare/regularFile.js';
 import { inflateRawSync } from 'node:zlib';
 import { decodeElements, fortranToC, npyHeaderLength, parseNpyHeader, type NpyElementType } from '../../src/core/formats/npy.js';
 import type { TensorInfo } from '../../src/core/compare/tensorMetrics.js';
@@ -210,6 +211,7 @@ function strided(storage: Float64Array, shape: number[], stride: number[], offse
  */
 export function openTensorFile(file: string, options: { fileOrder?: boolean } = {}): TensorSource {
   let fd: number;
+  requireRegularFile(file, (f, p) => new TensorReadError(f, p));
   try {
     fd = openSync(file, 'r');
   } catch (e) {

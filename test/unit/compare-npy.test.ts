@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { halfBitsToNumber, roundToHalf, roundToHalfExact } from '../../src/core/formats/float16.js';
 import { encodeNpy, NpyFormatError, parseNpyHeader, readNpy } from '../../src/core/formats/npy.js';
@@ -9,6 +8,7 @@ import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { openTensorFile, TensorReadError } from '../../server/workers/tensorFile.js';
 import { runTensorJob } from '../../server/workers/tensorJob.js';
 import { repoRoot } from '../helpers/shared.js';
+import { pickleTensor, ptBytes } from '../helpers/torchPt.js';
 
 /** .npy files written by numpy 2.4 (test/fixtures/compare/npy; expected.json holds numpy's own values). */
 const fixtures = path.join(repoRoot, 'test/fixtures/compare/npy');
@@ -123,50 +123,9 @@ describe('streaming Node reader', () => {
   });
 });
 
-/** Minimal protocol-2 pickle writer for torch.save-shaped files. */
-function pickleTensor(opts: { storage: string; size: number[]; stride: number[]; offset?: number; parameter?: boolean; numel: number }): Uint8Array {
-  const out: number[] = [0x80, 0x02];
-  const ascii = (s: string) => out.push(...Array.from(s, (c) => c.charCodeAt(0)));
-  const global = (m: string, n: string) => {
-    out.push(0x63);
-    ascii(`${m}\n${n}\n`);
-  };
-  const unicode = (s: string) => {
-    out.push(0x58, s.length, 0, 0, 0);
-    ascii(s);
-  };
-  const int = (v: number) => out.push(0x4a, v & 0xff, (v >> 8) & 0xff, (v >> 16) & 0xff, (v >> 24) & 0xff);
-  const tuple = (items: number[]) => {
-    out.push(0x28);
-    items.forEach(int);
-    out.push(0x74);
-  };
-  if (opts.parameter) global('torch._utils', '_rebuild_parameter');
-  if (opts.parameter) out.push(0x28);
-  global('torch._utils', '_rebuild_tensor_v2');
-  out.push(0x28); // MARK args
-  out.push(0x28); // MARK persistent id
-  unicode('storage');
-  global('torch', opts.storage);
-  unicode('0');
-  unicode('cpu');
-  int(opts.numel);
-  out.push(0x74, 0x51); // TUPLE, BINPERSID
-  int(opts.offset ?? 0);
-  tuple(opts.size);
-  tuple(opts.stride);
-  out.push(0x89); // False
-  global('collections', 'OrderedDict');
-  out.push(0x29, 0x52); // EMPTY_TUPLE REDUCE
-  out.push(0x74, 0x52); // TUPLE REDUCE
-  if (opts.parameter) out.push(0x89, 0x74, 0x52);
-  out.push(0x2e);
-  return Uint8Array.from(out);
-}
-
 function writePt(name: string, pkl: Uint8Array, storage: Uint8Array, level: 0 | 6 = 0): string {
   const file = path.join(tmp, name);
-  writeFileSync(file, zipSync({ 'archive/data.pkl': pkl, 'archive/data/0': storage, 'archive/version': new TextEncoder().encode('3\n') }, { level }));
+  writeFileSync(file, ptBytes(pkl, storage, level));
   return file;
 }
 

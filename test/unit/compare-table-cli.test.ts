@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { build } from 'esbuild';
 import { Writable } from 'node:stream';
 import { registerCompareCommand } from '../../server/cli/compare.js';
 import { RunInterrupted } from '../../server/interrupt.js';
@@ -16,6 +15,7 @@ import { openXlsxSink } from '../../server/compare/resultSinks.js';
 import { runCompareCommand, type CompareCommandOptions } from '../../server/compare/runCompare.js';
 import { tableHeader } from '../../src/core/compareTable/columns.js';
 import { encodeNpy } from '../../src/core/formats/npy.js';
+import { bundleCompareWorker } from '../helpers/compareWorkerBundle.js';
 import { repoRoot, sharedDataDir } from '../helpers/shared.js';
 import { bookDifferences, readBook } from './compare-table-helpers.js';
 
@@ -190,16 +190,22 @@ describe('bad input: one line naming the file, exit code 2, nothing left behind'
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
   });
 
-  it('an unexpected internal error exits 1', async () => {
+  it('an unexpected internal error: one line naming the input file, exit 2; --debug prints the stack', async () => {
     let err = '';
     const io: CliIo = { out: () => undefined, err: (t) => (err += t) };
     const boom = (p: Command) => {
-      p.command('boom').action(() => {
-        throw new Error('internal invariant broken');
-      });
+      p.command('boom')
+        .option('-i, --input_path <path>')
+        .action(() => {
+          throw new Error('internal invariant broken');
+        });
     };
-    expect(await runCli(['boom'], [boom], io)).toBe(1);
-    expect(err).toBe('probeboard: internal invariant broken\n');
+    expect(await runCli(['boom', '-i', 'in.json'], [boom], io)).toBe(2);
+    expect(err).toBe('probeboard: in.json: internal invariant broken (run with --debug for the stack)\n');
+    err = '';
+    expect(await runCli(['boom', '-i', 'in.json', '--debug'], [boom], io)).toBe(2);
+    expect(err.split('\n')[0]).toBe('probeboard: in.json: internal invariant broken');
+    expect(err).toMatch(/\n\s+at .*compare-table-cli\.test\.ts/);
   });
 
   it('truncated dump.json', async () => {
@@ -363,18 +369,7 @@ describe('progress bar', () => {
 describe('worker-thread reading and the xlsx writer', () => {
   let script = '';
   beforeAll(async () => {
-    const out = path.join(work, 'worker');
-    await build({
-      entryPoints: [path.join(repoRoot, 'server/compare/compareTableWorker.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      // packages bundled too: the temporary directory has no node_modules to resolve them from
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-      outdir: out,
-      logLevel: 'warning',
-    });
-    script = path.join(out, 'compareTableWorker.js');
+    script = await bundleCompareWorker(path.join(work, 'worker'));
   });
 
   it('reading in worker threads gives the same tables as reading here', async () => {

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { IndexingResponse, Side } from '../../../src/core/api/types.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
+import type { FindRequest } from '../../store/findPool.js';
 import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
 import { WorkBudgetExceeded, withWorkBudget } from '../../store/workBudget.js';
@@ -17,11 +18,13 @@ export function graphRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/api/graph/meta', (req, res) => {
-    withGraph(ctx, req, res, ({ store, graph }) => res.json(store.meta(graph)));
+    return withGraph(ctx, req, res, ({ store, graph }) => {
+      res.json(store.meta(graph));
+    });
   });
 
   router.get('/api/graph/children', (req, res) => {
-    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    return withGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       // `node=` (empty) means the root, like omitting it.
       const nodeId = optionalString(req, 'node') || undefined;
@@ -39,7 +42,7 @@ export function graphRouter(ctx: AppContext): Router {
   });
 
   router.get('/api/graph/node', (req, res) => {
-    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    return withGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const nodeId = requiredString(req, 'node');
       const node = store.node({ side, nodeId, ...graph });
@@ -48,15 +51,15 @@ export function graphRouter(ctx: AppContext): Router {
     });
   });
 
-  router.get('/api/graph/search', (req, res) => {
+  router.get('/api/graph/search', (req, res) =>
     withGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const query = requiredString(req, 'q');
-      res.json(store.search({ side, query, limit: limitParam(req), ...graph }));
-    });
-  });
+      return sendFound(ctx, res, ref, store, { kind: 'search', query: { side, query, limit: limitParam(req), ...graph } });
+    }),
+  );
 
-  router.get('/api/graph/filter', (req, res) => {
+  router.get('/api/graph/filter', (req, res) =>
     withGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const q: FilterQuery = {
@@ -68,11 +71,27 @@ export function graphRouter(ctx: AppContext): Router {
         limit: limitParam(req),
         ...graph,
       };
-      res.json(store.filter(q));
-    });
-  });
+      return sendFound(ctx, res, ref, store, { kind: 'filter', query: q });
+    }),
+  );
 
   return router;
+}
+
+/**
+ * Searches and filters run in the find worker (findPool.ts) so this loop keeps answering other requests; a client
+ * that goes away stops its search there. The answer is the worker's JSON text, byte for byte what `res.json` sends.
+ */
+async function sendFound(ctx: AppContext, res: Response, ref: GraphFileRef, store: GraphStore, request: FindRequest): Promise<void> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  res.once('close', onClose);
+  try {
+    const json = await ctx.stores.find(ref, store, request, ctx.workBudgetMs, gone.signal);
+    res.type('json').send(json);
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 interface Opened {
@@ -82,7 +101,7 @@ interface Opened {
 }
 
 /** Opens the file and runs `answer`, or answers 202 while it is being indexed; store errors become 4xx. */
-function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void): void {
+async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void | Promise<void>): Promise<void> {
   const run = requiredString(req, 'run');
   const tag = requiredString(req, 'tag');
   const format = optionalString(req, 'format');
@@ -107,7 +126,8 @@ function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Ope
     const step = graph.step ?? meta.steps[0];
     const rank = graph.rank ?? meta.ranks[0];
     if (!meta.steps.includes(step) || !meta.ranks.includes(rank)) throw new UnknownGraphError(ref.relPath, step, rank);
-    withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer({ store: opened.store, ref, graph }));
+    // The budget covers this thread's work; a search's own runs in the find worker under the same budget.
+    await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer({ store: opened.store, ref, graph }));
   } catch (e) {
     if (e instanceof WorkBudgetExceeded) {
       res.setHeader('Retry-After', '5');
@@ -163,9 +183,16 @@ function listParam(req: Request, name: string): string[] {
 const NUMBER = '(?:\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?)';
 const BUCKET = new RegExp(`^(${NUMBER})-(${NUMBER})$`);
 
+/** More buckets than any legend has; past it a query is an attack on the store's SQL, not a filter. */
+const MAX_PRECISION_BUCKETS = 64;
+
 /** `precision=lo-hi,lo-hi`: buckets as the legend shows them (findQuery.inPrecisionBuckets). */
 function precisionParam(req: Request): Array<[number, number]> {
-  return listParam(req, 'precision').map((part) => {
+  const parts = listParam(req, 'precision');
+  if (parts.length > MAX_PRECISION_BUCKETS) {
+    throw new HttpError(400, 'badParam', { name: 'precision', expected: `at most ${MAX_PRECISION_BUCKETS} lo-hi buckets` });
+  }
+  return parts.map((part) => {
     const m = BUCKET.exec(part);
     const lo = m ? Number(m[1]) : NaN;
     const hi = m ? Number(m[2]) : NaN;

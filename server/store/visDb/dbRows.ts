@@ -1,5 +1,6 @@
 import type { NodeDetail, NodeSummary } from '../../../src/core/api/types.js';
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
+import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
 import { ioItems, matchedNodeLink, stringList, toFiniteNumber, toInt } from '../visJson/nodeRecord.js';
 import type { DbSchema } from './dbSchema.js';
 
@@ -57,14 +58,35 @@ export function detailColumns(schema: DbSchema): string {
   ].join(', ');
 }
 
+/**
+ * A row whose node cannot be named: damaged pages or a hand-made file. Thrown as a plain Error that the store's
+ * guard turns into "the database is damaged: …" naming the file.
+ */
+export class DamagedRowError extends Error {
+  override name = 'DamagedRowError';
+}
+
+/** A row read by rowid; a rowid that an index lists but the table does not hold is damage. */
+export function foundRow<T>(row: T | undefined, rowid: number): T {
+  if (row === undefined || row === null) throw new DamagedRowError(`tb_nodes row ${rowid} is listed by an index but missing`);
+  return row;
+}
+
+/** node_name / up_node as text: msprobe writes TEXT; an integer is read as its digits, anything else is damage. */
+export function nameText(v: unknown, what: string, rowid: number): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  throw new DamagedRowError(`tb_nodes row ${rowid} has ${v === null ? 'no' : `a ${typeof v === 'object' ? 'binary' : typeof v}`} ${what}`);
+}
+
 export function rowSummary(r: SummaryRow): NodeSummary {
   return {
-    id: r.node_name,
+    id: nameText(r.node_name, 'node_name', r.rowid),
     nodeType: toInt(r.node_type) ?? 0,
     precisionIndex: toFiniteNumber(r.precision_index),
     overflowLevel: typeof r.overflow_level === 'string' ? r.overflow_level : null,
     matchedNodeLink: matchedNodeLink(json(r.matched_node_link)),
-    childCount: r.child_count,
+    childCount: toInt(r.child_count) ?? 0,
     microStepId: toInt(r.micro_step_id),
   };
 }
@@ -91,10 +113,11 @@ export function rowDetail(r: DetailRow, side: NodeDetail['side'], path: string[]
   };
 }
 
+/** A JSON column's value; damaged text (or nesting past what a browser answer can hold) reads as absent. */
 function json(v: unknown): unknown {
   if (typeof v !== 'string' || v === '') return undefined;
   try {
-    return parsePyJson(v);
+    return parsePyJson(v, { maxDepth: MAX_BUILT_DEPTH });
   } catch {
     return undefined;
   }

@@ -1,7 +1,10 @@
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync, type Stats } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, type Stats } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GraphFileError, LockedFileError } from '../graphStore.js';
+import { WorkBudgetExceeded } from '../workBudget.js';
 
 // better-sqlite3 reads this once, when its native addon loads (lazily, at the first `new Database`): URI file names
 // are the only way to pass `immutable=1`. Set when this module is evaluated, before any database is opened.
@@ -13,8 +16,9 @@ type Db = Database.Database;
  * files. msprobe leaves its databases in WAL mode (msprobe-format.md §4.2), and SQLite creates `-wal` / `-shm` files
  * for any reader of a WAL database, even a read-only one, unless it is opened `immutable`. So:
  * - WAL header and no live `-wal` (absent or empty): the database file is complete → open `immutable=1`;
- * - WAL header with a live `-wal`: a writer is at work (or crashed) → read through its existing `-shm`, or refuse
- *   rather than create one;
+ * - WAL header with a live `-wal`: a writer is at work (or crashed). Any reader of it writes the `-shm` (issue 12 #8),
+ *   so the database and its `-wal` are copied to a private temporary directory and the copy is opened; SQLite
+ *   rebuilds its own `-shm` there from the log. The directory goes when the store closes, or at exit;
  * - rollback-journal header: a plain read-only open (readers create no files; a writer's lock shows as "locked").
  */
 
@@ -25,7 +29,21 @@ const MAX_IN_MEMORY_BYTES = 256 * 1024 * 1024;
 export interface OpenedDb {
   db: Db;
   /** How it was opened, for tests and logs. */
-  mode: 'immutable' | 'readonly' | 'wal-reader' | 'in-memory';
+  mode: 'immutable' | 'readonly' | 'wal-copy' | 'in-memory';
+  /** The private copy's directory ('wal-copy'), removed by closeVisDb. */
+  copyDir?: string;
+}
+
+/** Private copies still open: removed at exit too, when nothing closed their stores. */
+const copyDirs = new Set<string>();
+let exitHookInstalled = false;
+
+export function closeVisDb(opened: OpenedDb): void {
+  if (opened.db.open) opened.db.close();
+  if (opened.copyDir) {
+    rmSync(opened.copyDir, { recursive: true, force: true });
+    copyDirs.delete(opened.copyDir);
+  }
 }
 
 /** A stamp that changes when the database or its live WAL changes. */
@@ -46,26 +64,48 @@ export function openVisDb(absPath: string, relPath: string): OpenedDb {
   const walFile = `${absPath}-wal`;
   const walLive = existsSync(walFile) && statSync(walFile).size > 0;
   try {
-    if (wal && walLive) {
-      if (!existsSync(`${absPath}-shm`)) {
-        throw new GraphFileError(
-          relPath,
-          'its write-ahead log (-wal) holds changes but its -shm file is missing; probeboard does not create files ' +
-            'beside yours: let the writer finish, or open the database once with sqlite3 to recover it',
-        );
-      }
-      return { db: open(absPath, relPath), mode: 'wal-reader' };
-    }
+    if (wal && walLive) return openCopy(absPath, relPath);
     if (wal) return openImmutable(absPath, relPath);
     return { db: open(absPath, relPath), mode: 'readonly' };
   } catch (e) {
-    throw dbError(relPath, e);
+    throw asFileError(relPath, e);
   }
 }
 
 function open(name: string, _relPath: string): Db {
   // A short busy timeout: a locked database is reported, not waited on for seconds per request.
   return new Database(name, { readonly: true, fileMustExist: true, timeout: 250 });
+}
+
+function openCopy(absPath: string, relPath: string): OpenedDb {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on('exit', () => {
+      for (const dir of copyDirs) rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  const before = dbStamp(absPath, statSync(absPath));
+  const copyDir = mkdtempSync(path.join(os.tmpdir(), 'probeboard-db-'));
+  copyDirs.add(copyDir);
+  let db: Db | undefined;
+  try {
+    const copy = path.join(copyDir, 'graph.vis.db');
+    copyFileSync(absPath, copy);
+    // The log's frames carry checksums: a frame half-written while copying is ignored by SQLite like a crash's.
+    copyFileSync(`${absPath}-wal`, `${copy}-wal`);
+    // A checkpoint between the two copies would pair an old database with a new log: refuse that copy.
+    if (dbStamp(absPath, statSync(absPath)) !== before) {
+      throw new LockedFileError(relPath, 'the database changed while it was being read (a writer is at work); try again');
+    }
+    db = open(copy, relPath);
+    db.prepare('SELECT count(*) FROM sqlite_master').get();
+    return { db, mode: 'wal-copy', copyDir };
+  } catch (e) {
+    db?.close();
+    rmSync(copyDir, { recursive: true, force: true });
+    copyDirs.delete(copyDir);
+    throw e;
+  }
 }
 
 function openImmutable(absPath: string, relPath: string): OpenedDb {
@@ -104,6 +144,18 @@ function readHeader(absPath: string, relPath: string): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Any failure of a request on a `.vis.db` as one line naming the file: SQLite's own (dbError), and anything else a
+ * damaged file can provoke (rows missing, ill-typed or NULL where the schema promises values, engine errors). Only
+ * the per-request work budget passes through, for the route's 503.
+ */
+export function asFileError(relPath: string, e: unknown): unknown {
+  if (e instanceof WorkBudgetExceeded) return e;
+  const known = dbError(relPath, e);
+  if (known instanceof GraphFileError) return known;
+  return new GraphFileError(relPath, `the database is damaged: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 /** SQLite failures as one line naming the file: locked, corrupt, or anything else with its code. */

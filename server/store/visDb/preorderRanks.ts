@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { checkBudget } from '../workBudget.js';
 
 /**
  * Execution (pre-order) rank of every row of one graph, for ordering search and filter results. The db stores
@@ -22,6 +23,7 @@ export function buildPreorderRanks(stmt: Database.Statement, params: unknown[]):
   // Finished subtrees waiting for their parent: position and the parent name they wait for.
   const waiting: Array<{ pos: number; up: string }> = [];
   for (const row of stmt.raw().iterate(...params) as IterableIterator<[number, string, string | null]>) {
+    checkBudget();
     const [rowid, name, up] = row;
     const pos = rowids.length;
     rowids.push(rowid);

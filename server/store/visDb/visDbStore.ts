@@ -1,13 +1,16 @@
 import type Database from 'better-sqlite3';
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, Task } from '../../../src/core/api/types.js';
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
+import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
 import { filterIsOpen, type FilterQuery, type GraphSelector, type SearchQuery } from '../findQuery.js';
 import { GraphFileError, UnknownGraphError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { toInt } from '../visJson/nodeRecord.js';
 import { colorBuckets, toolTips } from '../visJson/visJsonStore.js';
-import { detailColumns, rowDetail, rowSummary, summaryColumns, type DetailRow, type SummaryRow } from './dbRows.js';
+import { checkBudget } from '../workBudget.js';
+import { detailColumns, DamagedRowError, foundRow, nameText, rowDetail, rowSummary, summaryColumns, type DetailRow, type SummaryRow } from './dbRows.js';
 import { readSchema, type DbSchema } from './dbSchema.js';
-import { dbError, openVisDb } from './openDb.js';
+import { asFileError, closeVisDb, openVisDb, type OpenedDb } from './openDb.js';
+import { comparePreorder, MAX_DEPTH, pathOf, type Link, type Links } from './ancestorLinks.js';
 import { buildPreorderRanks, type PreorderRanks } from './preorderRanks.js';
 
 /**
@@ -25,20 +28,12 @@ export interface VisDbStoreOptions {
 }
 
 const PATH_SORT_MAX = 2000;
-
-interface Link {
-  name: string;
-  up: string | null;
-  order: number;
-}
-
-/** Pre-order comparison of two root-first chains: the first differing sibling decides, an ancestor comes first. */
-function compareChains(a: Link[], b: Link[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    if (a[i].name !== b[i].name) return a[i].order - b[i].order;
-  }
-  return a.length - b.length;
-}
+/** Path-sorting costs about depth per comparison: above this many ancestors in all, the pre-order ranks are cheaper. */
+const PATH_SORT_MAX_DEPTHS = 100_000;
+/** Characters of ids and paths in one search/filter answer: past it the answer holds fewer than `limit` results. */
+const MAX_FIND_ANSWER_CHARS = 3_000_000;
+/** More precision buckets than this are matched through one JSON parameter (SQLite caps expression depth). */
+const INLINE_BUCKETS = 64;
 
 const TASKS: readonly Task[] = ['summary', 'md5', 'all', 'structure'];
 const SOURCES: Record<Side, string> = { npu: 'NPU', bench: 'Bench' };
@@ -55,6 +50,7 @@ interface Config {
 }
 
 export class VisDbStore implements GraphStore {
+  private readonly opened: OpenedDb;
   private readonly db: Database.Database;
   private readonly schema: DbSchema;
   private readonly config: Config;
@@ -63,13 +59,14 @@ export class VisDbStore implements GraphStore {
   private readonly ranks = new Map<string, PreorderRanks>();
 
   constructor(absPath: string, private readonly o: VisDbStoreOptions) {
-    this.db = openVisDb(absPath, o.file).db;
+    this.opened = openVisDb(absPath, o.file);
+    this.db = this.opened.db;
     try {
       this.schema = readSchema(this.db, o.file);
       this.config = this.readConfig();
     } catch (e) {
-      this.db.close();
-      throw dbError(o.file, e);
+      closeVisDb(this.opened);
+      throw asFileError(o.file, e);
     }
   }
 
@@ -129,7 +126,8 @@ export class VisDbStore implements GraphStore {
          WHERE n.step = ? AND n.rank = ? AND n.data_source = ? AND n.node_name = ? LIMIT 1`,
       ).get(step, rank, SOURCES[q.side], q.nodeId) as DetailRow | undefined;
       if (!row) return undefined;
-      return rowDetail(row, q.side, this.ancestors(SOURCES[q.side], step, rank, q.nodeId, new Map()));
+      const link = this.link(SOURCES[q.side], step, rank, q.nodeId, new Map());
+      return rowDetail(row, q.side, link ? pathOf(link) : []);
     });
   }
 
@@ -143,7 +141,16 @@ export class VisDbStore implements GraphStore {
     const parts: string[] = [];
     const params: unknown[] = [];
     const precision = this.schema.node('precision_index');
-    for (const [lo, hi] of q.precision) {
+    const buckets = [...new Map(q.precision.map(([lo, hi]) => [`${lo}:${hi}`, [lo, hi] as const])).values()];
+    if (buckets.length > INLINE_BUCKETS) {
+      // Any number of buckets, in one parameter: an OR per bucket would pass SQLite's expression-depth limit.
+      parts.push(`EXISTS (SELECT 1 FROM json_each(?) b WHERE CASE WHEN json_extract(b.value, '$[0]') = json_extract(b.value, '$[1]')
+        THEN ${precision} = json_extract(b.value, '$[0]')
+        ELSE ${precision} >= json_extract(b.value, '$[0]') AND (${precision} < json_extract(b.value, '$[1]')
+          OR (json_extract(b.value, '$[1]') = 1 AND ${precision} = 1)) END)`);
+      params.push(JSON.stringify(buckets));
+    }
+    for (const [lo, hi] of buckets.length > INLINE_BUCKETS ? [] : buckets) {
       if (lo === hi) {
         parts.push(`${precision} = ?`);
         params.push(lo);
@@ -157,8 +164,8 @@ export class VisDbStore implements GraphStore {
       parts.push(`(${link} IS NULL OR ${link} IN ('', '[]'))`);
     }
     if (q.overflow.length > 0) {
-      parts.push(`${this.schema.node('overflow_level')} IN (${q.overflow.map(() => '?').join(', ')})`);
-      params.push(...q.overflow);
+      parts.push(`${this.schema.node('overflow_level')} IN (SELECT value FROM json_each(?))`);
+      params.push(JSON.stringify(q.overflow));
     }
     let where = filterIsOpen(q) ? '1' : `(${parts.join(' OR ')})`;
     if (q.leaves) {
@@ -170,12 +177,13 @@ export class VisDbStore implements GraphStore {
 
   close(): void {
     this.statements.clear();
-    if (this.db.open) this.db.close();
+    closeVisDb(this.opened);
   }
 
   /**
-   * Matching rows in execution order. Few matches: ordered by their paths (the node_order of each ancestor, root
-   * down, sorts siblings and puts a parent first). Many: by the graph's pre-order ranks, built once per graph.
+   * Matching rows in execution order. Few matches: ordered by their ancestor walks (memoised links, compared
+   * pre-order). Many, or very deep ones: by the graph's pre-order ranks, built once per graph. The answer stops
+   * before MAX_FIND_ANSWER_CHARS of ids and paths.
    */
   private find(q: SearchQuery | FilterQuery, where: string, params: unknown[]): FindResponse {
     return this.guard(() => {
@@ -186,30 +194,43 @@ export class VisDbStore implements GraphStore {
         .pluck()
         .all(step, rank, source, ...params) as number[];
       const byRowid = this.stmt(`SELECT ${summaryColumns(this.schema)} FROM tb_nodes n WHERE n.rowid = ?`);
-      const chains = new Map<string, Link | null>();
+      const links: Links = new Map();
+      const hit = (r: number) => {
+        const summary = rowSummary(foundRow(byRowid.get(r) as SummaryRow | undefined, r));
+        const link = this.link(source, step, rank, summary.id, links);
+        if (!link) throw new DamagedRowError(`tb_nodes row ${r} cannot be found by its node_name`);
+        return { summary, link };
+      };
+      // Few matches: resolved and sorted by their walks. Many (or very deep): the first `limit` in pre-order rank,
+      // resolved one by one as the answer fills, so an answer cut short by its size does no further work.
+      let ordered: Array<ReturnType<typeof hit> | number> | undefined;
       if (rowids.length <= (this.o.pathSortMax ?? PATH_SORT_MAX)) {
-        const found = rowids.map((r) => {
-          const summary = rowSummary(byRowid.get(r) as SummaryRow);
-          const chain = this.chain(source, step, rank, summary.id, chains);
-          return { summary, chain };
-        });
-        found.sort((a, b) => compareChains(a.chain, b.chain));
-        const results = found.slice(0, q.limit).map(({ summary, chain }) => ({ ...summary, path: chain.slice(0, -1).map((l) => l.name) }));
-        return { total: rowids.length, results };
+        const found = rowids.map(hit);
+        if (found.reduce((sum, f) => sum + f.link.depth, 0) <= PATH_SORT_MAX_DEPTHS) {
+          ordered = found.sort((a, b) => comparePreorder(a.link, b.link));
+        }
       }
-      // Mark the matches by rank, then read the first `limit` in rank order: typed-array work, no sort.
-      const ranks = this.preorder(source, step, rank);
-      const marked = new Uint8Array(ranks.size);
-      for (const r of rowids) {
-        const k = ranks.rankOf(r);
-        if (k >= 0) marked[k] = 1;
+      if (!ordered) {
+        // Mark the matches by rank, then read the first `limit` in rank order: typed-array work, no sort.
+        const ranks = this.preorder(source, step, rank);
+        const marked = new Uint8Array(ranks.size);
+        for (const r of rowids) {
+          const k = ranks.rankOf(r);
+          if (k >= 0) marked[k] = 1;
+        }
+        ordered = [];
+        for (let k = 0; k < ranks.size && ordered.length < q.limit; k++) if (marked[k]) ordered.push(ranks.rowidAt[k]);
       }
-      const first: number[] = [];
-      for (let k = 0; k < ranks.size && first.length < q.limit; k++) if (marked[k]) first.push(ranks.rowidAt[k]);
-      const results = first.map((r) => {
-        const summary = rowSummary(byRowid.get(r) as SummaryRow);
-        return { ...summary, path: this.ancestors(source, step, rank, summary.id, chains) };
-      });
+      const results: FindResponse['results'] = [];
+      let chars = 0;
+      for (const item of ordered.slice(0, q.limit)) {
+        const { summary, link } = typeof item === 'number' ? hit(item) : item;
+        const path = pathOf(link);
+        for (const id of path) chars += id.length + 3;
+        chars += summary.id.length + 3;
+        if (chars > MAX_FIND_ANSWER_CHARS) break;
+        results.push({ ...summary, path });
+      }
       return { total: rowids.length, results };
     });
   }
@@ -227,33 +248,45 @@ export class VisDbStore implements GraphStore {
     return r;
   }
 
-  /** Ancestor names, root first, following up_node (index2). */
-  private ancestors(source: string, step: number, rank: number, name: string, memo: Map<string, Link | null>): string[] {
-    return this.chain(source, step, rank, name, memo)
-      .slice(0, -1)
-      .map((l) => l.name);
-  }
-
-  /** The node and its ancestors, root first; stops at the root (''), a missing name or a cycle. */
-  private chain(source: string, step: number, rank: number, name: string, memo: Map<string, Link | null>): Link[] {
-    const lookup = (n: string): Link | null => {
-      let link = memo.get(n);
-      if (link === undefined) {
-        const row = this.stmt(
-          'SELECT up_node, node_order FROM tb_nodes WHERE step = ? AND rank = ? AND data_source = ? AND node_name = ? LIMIT 1',
-        ).get(step, rank, source, n) as { up_node: string | null; node_order: number } | undefined;
-        link = row ? { name: n, up: row.up_node || null, order: row.node_order } : null;
-        memo.set(n, link);
+  /**
+   * The node's link, following up_node (index2) until the root (''), a missing name or a memoised link. A cycle
+   * or a chain deeper than MAX_DEPTH is damage: nothing of that walk is memoised, and the request answers 422.
+   */
+  private link(source: string, step: number, rank: number, name: string, memo: Links): Link | null {
+    const known = memo.get(name);
+    if (known !== undefined) return known;
+    const lookup = this.stmt(
+      'SELECT rowid, up_node, node_order FROM tb_nodes WHERE step = ? AND rank = ? AND data_source = ? AND node_name = ? LIMIT 1',
+    );
+    const walked: Array<{ name: string; order: number }> = [];
+    const onWalk = new Set<string>();
+    let top: Link | null = null;
+    for (let n: string | null = name; n !== null; ) {
+      checkBudget();
+      const hit = memo.get(n);
+      if (hit !== undefined) {
+        top = hit;
+        break;
       }
-      return link;
-    };
-    const out: Link[] = [];
-    const seen = new Set<string>();
-    for (let link = lookup(name); link && !seen.has(link.name); link = link.up === null ? null : lookup(link.up)) {
-      seen.add(link.name);
-      out.push(link);
+      if (onWalk.has(n)) throw new DamagedRowError(`the up_node chain of "${clip(name)}" loops back to "${clip(n)}"`);
+      if (walked.length > MAX_DEPTH) throw new DamagedRowError(`the up_node chain of "${clip(name)}" is deeper than ${MAX_DEPTH} levels`);
+      onWalk.add(n);
+      const row = lookup.get(step, rank, source, n) as { rowid: number; up_node: unknown; node_order: unknown } | undefined;
+      if (!row) {
+        memo.set(n, null);
+        break;
+      }
+      walked.push({ name: n, order: toInt(row.node_order) ?? 0 });
+      n = row.up_node === null || row.up_node === '' ? null : nameText(row.up_node, 'up_node', row.rowid);
     }
-    return out.reverse();
+    let parent = top;
+    for (let i = walked.length - 1; i >= 0; i--) {
+      const depth = parent ? parent.depth + 1 : 0;
+      if (depth > MAX_DEPTH) throw new DamagedRowError(`the up_node chain of "${clip(name)}" is deeper than ${MAX_DEPTH} levels`);
+      parent = { ...walked[i], parent, depth };
+      memo.set(walked[i].name, parent);
+    }
+    return memo.get(name) ?? null;
   }
 
   private exists(source: string, step: number, rank: number, name: string): boolean {
@@ -323,19 +356,25 @@ export class VisDbStore implements GraphStore {
     return s;
   }
 
+  /** Every failure of a request names the file: SQLite errors, damage found in rows, and engine errors alike. */
   private guard<T>(fn: () => T): T {
     try {
       return fn();
     } catch (e) {
-      throw dbError(this.o.file, e);
+      throw asFileError(this.o.file, e);
     }
   }
+}
+
+/** Names from a damaged file can be anything: messages quote at most 200 characters. */
+function clip(name: string): string {
+  return name.length > 200 ? `${name.slice(0, 200)}…` : name;
 }
 
 function parseText(v: unknown): unknown {
   if (typeof v !== 'string') return undefined;
   try {
-    return parsePyJson(v);
+    return parsePyJson(v, { maxDepth: MAX_BUILT_DEPTH });
   } catch {
     return undefined;
   }

@@ -10,8 +10,8 @@ import type {
   Side,
   Task,
 } from '../../../src/core/api/types.js';
-import { foldAscii, matchesFilter, type FilterQuery, type SearchQuery } from '../findQuery.js';
-import { pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
+import { foldAscii, matchesFilter, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
+import { guardStore, pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
 import { isObject, readVisDocument, subnodeIds, type VisDocument, type VisSide } from './visDocument.js';
 
@@ -40,6 +40,10 @@ export class VisJsonStore implements GraphStore {
   }
 
   children(q: ChildrenQuery): ChildrenResponse | undefined {
+    return guardStore(this.options.file, () => this.childrenOf(q));
+  }
+
+  private childrenOf(q: ChildrenQuery): ChildrenResponse | undefined {
     const side = this.doc.sides[q.side];
     if (!side) return undefined;
     const id = q.nodeId ?? side.rootId;
@@ -57,11 +61,13 @@ export class VisJsonStore implements GraphStore {
 
   search(q: SearchQuery): FindResponse {
     const needle = foldAscii(q.query);
-    return this.find(q.side, q.limit, (id) => foldAscii(id).includes(needle));
+    return guardStore(this.options.file, () => this.find(q.side, q.limit, (id) => foldAscii(id).includes(needle)));
   }
 
   filter(q: FilterQuery): FindResponse {
-    return this.find(q.side, q.limit, (_id, s) => (!q.leaves || s.childCount === 0) && matchesFilter(q, s));
+    return guardStore(this.options.file, () =>
+      this.find(q.side, q.limit, (_id, s) => (!q.leaves || s.childCount === 0) && matchesFilter(q, s)),
+    );
   }
 
   /** Matches in execution order (pre-order over the subnodes tree, then unreachable nodes in file order). */
@@ -70,20 +76,27 @@ export class VisJsonStore implements GraphStore {
     const results: FoundNode[] = [];
     let total = 0;
     if (!side) return { total, results };
+    let room = PATH_ROOM;
     for (const id of executionOrder(side)) {
       const raw = side.nodes.get(id)!;
       const summary = nodeSummary(id, raw, side);
       if (!test(id, summary)) continue;
       total++;
-      if (results.length < limit) results.push({ ...summary, path: nodeDetail(id, raw, side, sideName).path });
+      if (results.length >= limit || room < 0) continue;
+      const path = nodeDetail(id, raw, side, sideName).path;
+      // The index store's rule: an answer stops once its paths fill PATH_ROOM.
+      room -= path.length + 1;
+      if (room >= 0 || results.length === 0) results.push({ ...summary, path });
     }
     return { total, results };
   }
 
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
-    const side = this.doc.sides[q.side];
-    const raw = side?.nodes.get(q.nodeId);
-    return side && raw ? nodeDetail(q.nodeId, raw, side, q.side) : undefined;
+    return guardStore(this.options.file, () => {
+      const side = this.doc.sides[q.side];
+      const raw = side?.nodes.get(q.nodeId);
+      return side && raw ? nodeDetail(q.nodeId, raw, side, q.side) : undefined;
+    });
   }
 
   close(): void {

@@ -22,6 +22,7 @@ const ARRAY_FIELDS = [
   'childStart',
   'children',
   'parent',
+  'up',
   'preorder',
 ] as const satisfies ReadonlyArray<keyof SideIndex>;
 

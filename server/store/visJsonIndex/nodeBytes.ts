@@ -1,5 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { StaleFileError } from '../graphStore.js';
+import { bufferSource } from './byteSource.js';
+import { rangeSource } from './cappedJson.js';
+import type { ByteSource } from './jsonCursor.js';
 import { sameStamp, type FileStamp } from './visIndex.js';
 
 /**
@@ -8,6 +11,8 @@ import { sameStamp, type FileStamp } from './visIndex.js';
  */
 export interface NodeBytes {
   read(position: number, length: number): Uint8Array;
+  /** The same bytes streamed in chunks (a record of any size), checking the request's work budget per read. */
+  source(position: number, length: number): ByteSource;
   /** Throws StaleFileError when the file no longer is what was indexed. */
   assertFresh(): void;
   close(): void;
@@ -16,6 +21,7 @@ export interface NodeBytes {
 export function memoryBytes(bytes: Uint8Array): NodeBytes {
   return {
     read: (position, length) => bytes.subarray(position, position + length),
+    source: (position, length) => rangeSource(bufferSource(bytes).read, position, length),
     assertFresh: () => {},
     close: () => {},
   };
@@ -42,6 +48,9 @@ export function fileBytes(absPath: string, relPath: string, stamp: FileStamp): N
         done += n;
       }
       return out;
+    },
+    source(position, length) {
+      return rangeSource((into, at, n, pos) => readSync(fd, into, at, n, pos), position, length);
     },
     assertFresh() {
       if (!fresh()) throw new StaleFileError(relPath);

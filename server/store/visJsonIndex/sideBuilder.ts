@@ -33,6 +33,9 @@ export class SideBuilder {
   private linkLen = new GrowArray(Uint32Array);
   private linkCount = new GrowArray(Uint32Array);
   private refStart = new GrowArray(Uint32Array);
+  /** Each entry's last string `upnode` (0 or 1 string per entry): ups[upStart[i] .. upStart[i+1]). */
+  private ups = new ByteTable();
+  private upStart = new GrowArray(Uint32Array);
 
   private sealed: Omit<SideIndex, 'rootIdx' | 'parent' | 'preorder'> | undefined;
 
@@ -52,6 +55,8 @@ export class SideBuilder {
     this.sealed = undefined;
     this.ids = new ByteTable();
     this.refs = new ByteTable();
+    this.ups = new ByteTable();
+    this.upStart.truncate(0);
     for (const a of [this.isObject, this.nodeType, this.precision, this.overflow, this.micro]) a.truncate(0);
     for (const a of [this.start, this.length, this.linkOff, this.linkLen, this.linkCount, this.refStart]) a.truncate(0);
   }
@@ -60,6 +65,7 @@ export class SideBuilder {
   addEntry(c: JsonCursor): void {
     addSpan(this.ids, c);
     this.refStart.push(this.refs.count);
+    this.upStart.push(this.ups.count);
   }
 
   /** The entry just added has a non-object value: not a node. */
@@ -86,6 +92,17 @@ export class SideBuilder {
 
   addChildRef(c: JsonCursor): void {
     addSpan(this.refs, c);
+  }
+
+  /** An `upnode` key whose value is the cursor's last string span (a repeated key replaces it). */
+  setUpnode(c: JsonCursor): void {
+    this.clearUpnode();
+    addSpan(this.ups, c);
+  }
+
+  /** An `upnode` key with a non-string value: the node has no upnode (a repeated key: the last one counts). */
+  clearUpnode(): void {
+    this.ups.truncate(this.upStart.get(this.upStart.length - 1));
   }
 
   endNode(endAbs: number): void {
@@ -149,6 +166,7 @@ export class SideBuilder {
     let nodeCount = 0;
     for (let i = 0; i < entries; i++) nodeCount += alive[i];
     const { childStart, children } = this.resolveChildren(entries, alive, { hash, idBytes, idOffsets });
+    const up = this.resolveUps(entries, alive, { hash, idBytes, idOffsets });
     this.sealed = {
       nodeCount,
       idBytes,
@@ -166,6 +184,7 @@ export class SideBuilder {
       linkCount: this.linkCount.done(),
       childStart,
       children,
+      up,
       overflowNames: this.overflowNames,
     };
   }
@@ -185,6 +204,20 @@ export class SideBuilder {
     const parent = walkParents(rootIdx, entries, sealed.childStart, sealed.children);
     const preorder = executionOrder(rootIdx, entries, sealed.alive, sealed.childStart, sealed.children, parent);
     return { ...sealed, rootIdx, parent, preorder };
+  }
+
+  private resolveUps(entries: number, alive: Uint8Array, lookup: Pick<SideIndex, 'hash' | 'idBytes' | 'idOffsets'>): Int32Array {
+    this.upStart.push(this.ups.count);
+    const upStart = this.upStart.done();
+    const { bytes, offsets } = this.ups.done();
+    this.ups = new ByteTable();
+    const up = new Int32Array(entries).fill(-1);
+    for (let i = 0; i < entries; i++) {
+      if (!alive[i] || upStart[i + 1] === upStart[i]) continue;
+      const j = lookupBytes(lookup, bytes, offsets[upStart[i]], offsets[upStart[i] + 1]);
+      if (j >= 0 && alive[j]) up[i] = j;
+    }
+    return up;
   }
 
   private resolveChildren(

@@ -7,7 +7,8 @@ import type { GraphType } from '../../../src/core/api/types.js';
  * are kept but marked dead, so entry numbers stay file positions.
  */
 
-export const INDEX_FORMAT_VERSION = 1;
+/** 2: the `up` column (issue 12). */
+export const INDEX_FORMAT_VERSION = 2;
 /** `micro` column value for "no micro_step_id". */
 export const NO_MICRO = -2147483648;
 /** `linkLen` column value for "no matched_node_link key". */
@@ -45,6 +46,8 @@ export interface SideIndex {
   children: Int32Array;
   /** Parent from walking `subnodes` down from the root; -1 for the root and unreachable entries. */
   parent: Int32Array;
+  /** The entry a node's `upnode` names when that is a live node, else -1: paths of nodes `subnodes` do not reach. */
+  up: Int32Array;
   /** Live entries in execution order: pre-order from the root, then unreachable nodes in file order. */
   preorder: Int32Array;
   overflowNames: string[];

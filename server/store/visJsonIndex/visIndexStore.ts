@@ -1,10 +1,14 @@
 import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, NodeSummary, Side } from '../../../src/core/api/types.js';
 import { parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
-import { foldAscii, matchesFilter, type FilterQuery, type SearchQuery } from '../findQuery.js';
-import { GraphFileError, pageRange, StaleFileError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
+import { foldAscii, matchesFilter, MAX_PATH_DEPTH, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
+import { GraphFileError, guardStore, pageRange, StaleFileError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
+import { checkBudget } from '../workBudget.js';
 import { detailFields, matchedNodeLink } from '../visJson/nodeRecord.js';
 import { isObject, type RawNode } from '../visJson/visDocument.js';
 import { visMeta } from '../visJson/visJsonStore.js';
+import { bufferSource } from './byteSource.js';
+import { readCappedJson } from './cappedJson.js';
+import { JsonSyntaxError, type ByteSource } from './jsonCursor.js';
 import type { NodeBytes } from './nodeBytes.js';
 import { childCount, idOf, lookupId, NO_MICRO, type SideIndex, type VisIndex } from './visIndex.js';
 
@@ -24,7 +28,6 @@ export interface VisIndexStoreOptions {
 /** Link ranges closer than this are read in one go (one syscall instead of many). */
 const COALESCE_GAP = 16 * 1024;
 const COALESCE_SPAN = 1024 * 1024;
-const decoder = new TextDecoder('utf-8');
 const encoder = new TextEncoder();
 
 export class VisIndexStore implements GraphStore {
@@ -59,6 +62,46 @@ export class VisIndexStore implements GraphStore {
   }
 
   children(q: ChildrenQuery): ChildrenResponse | undefined {
+    return guardStore(this.o.file, () => this.childrenOf(q));
+  }
+
+  node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
+    return guardStore(this.o.file, () => this.detail(q));
+  }
+
+  search(q: SearchQuery): FindResponse {
+    return guardStore(this.o.file, () => {
+      const side = this.index.sides[q.side];
+      if (!side) return { total: 0, results: [] };
+      const needle = encoder.encode(foldAscii(q.query));
+      const { idBytes, idOffsets } = side;
+      return this.find(side, q.limit, (e) => containsFolded(idBytes, idOffsets[e], idOffsets[e + 1], needle));
+    });
+  }
+
+  filter(q: FilterQuery): FindResponse {
+    return guardStore(this.o.file, () => {
+      const side = this.index.sides[q.side];
+      if (!side) return { total: 0, results: [] };
+      return this.find(
+        side,
+        q.limit,
+        (e) =>
+          (!q.leaves || childCount(side, e) === 0) &&
+          matchesFilter(q, {
+            precisionIndex: Number.isFinite(side.precision[e]) ? side.precision[e] : null,
+            matchedNodeLink: side.linkCount[e],
+            overflowLevel: side.overflow[e] === 0 ? null : side.overflowNames[side.overflow[e] - 1],
+          }),
+      );
+    });
+  }
+
+  close(): void {
+    this.bytes.close();
+  }
+
+  private childrenOf(q: ChildrenQuery): ChildrenResponse | undefined {
     const side = this.index.sides[q.side];
     if (!side) return undefined;
     const entry = q.nodeId === undefined ? side.rootIdx : lookupId(side, q.nodeId);
@@ -74,13 +117,13 @@ export class VisIndexStore implements GraphStore {
     return { node: idOf(side, entry), children: this.summaries(side, page), total: list.length };
   }
 
-  node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
+  private detail(q: { side: Side; nodeId: string }): NodeDetail | undefined {
     const side = this.index.sides[q.side];
     if (!side) return undefined;
     const entry = lookupId(side, q.nodeId);
     if (entry < 0) return undefined;
     const raw = this.readNode(side, entry);
-    const path = this.ancestors(side, entry, raw);
+    const path = this.ancestors(side, entry);
     return {
       ...this.summaryFromColumns(side, entry, matchedNodeLink(raw.matched_node_link)),
       side: q.side,
@@ -90,44 +133,26 @@ export class VisIndexStore implements GraphStore {
     };
   }
 
-  search(q: SearchQuery): FindResponse {
-    const side = this.index.sides[q.side];
-    if (!side) return { total: 0, results: [] };
-    const needle = encoder.encode(foldAscii(q.query));
-    const { idBytes, idOffsets } = side;
-    return this.find(side, q.limit, (e) => containsFolded(idBytes, idOffsets[e], idOffsets[e + 1], needle));
-  }
-
-  filter(q: FilterQuery): FindResponse {
-    const side = this.index.sides[q.side];
-    if (!side) return { total: 0, results: [] };
-    return this.find(
-      side,
-      q.limit,
-      (e) =>
-        (!q.leaves || childCount(side, e) === 0) &&
-        matchesFilter(q, {
-          precisionIndex: Number.isFinite(side.precision[e]) ? side.precision[e] : null,
-          matchedNodeLink: side.linkCount[e],
-          overflowLevel: side.overflow[e] === 0 ? null : side.overflowNames[side.overflow[e] - 1],
-        }),
-    );
-  }
-
-  close(): void {
-    this.bytes.close();
-  }
-
   private find(side: SideIndex, limit: number, test: (entry: number) => boolean): FindResponse {
     const hits: number[] = [];
     let total = 0;
     for (const e of side.preorder) {
+      checkBudget();
       if (!test(e)) continue;
       total++;
       if (hits.length < limit) hits.push(e);
     }
     const summaries = this.summaries(side, hits);
-    const results: FoundNode[] = summaries.map((s, k) => ({ ...s, path: this.ancestors(side, hits[k]) }));
+    const results: FoundNode[] = [];
+    // Siblings share their parent's path (one array per parent); the answer stops once its paths fill PATH_ROOM.
+    const memo = new Map<number, string[]>();
+    let room = PATH_ROOM;
+    for (let k = 0; k < hits.length; k++) {
+      const path = this.ancestors(side, hits[k], memo);
+      room -= path.length + 1;
+      if (room < 0 && results.length > 0) break;
+      results.push({ ...summaries[k], path });
+    }
     return { total, results };
   }
 
@@ -153,6 +178,14 @@ export class VisIndexStore implements GraphStore {
       .filter((w) => w.len > 0 && side.linkCount[entries[w.k]] > 0)
       .sort((a, b) => a.pos - b.pos);
     for (let i = 0; i < wanted.length; ) {
+      checkBudget();
+      const w0 = wanted[i];
+      if (w0.len > COALESCE_SPAN) {
+        // A huge link list is streamed like a record, never read whole.
+        links[w0.k] = matchedNodeLink(this.parse(this.bytes.source(w0.pos, w0.len), w0.pos));
+        i++;
+        continue;
+      }
       let j = i + 1;
       let end = wanted[i].pos + wanted[i].len;
       while (j < wanted.length && wanted[j].pos - end < COALESCE_GAP && wanted[j].pos + wanted[j].len - wanted[i].pos < COALESCE_SPAN) {
@@ -163,7 +196,7 @@ export class VisIndexStore implements GraphStore {
       const chunk = this.bytes.read(base, end - base);
       for (let k = i; k < j; k++) {
         const w = wanted[k];
-        links[w.k] = matchedNodeLink(this.parse(chunk.subarray(w.pos - base, w.pos - base + w.len), w.pos));
+        links[w.k] = matchedNodeLink(this.parse(bufferSource(chunk.subarray(w.pos - base, w.pos - base + w.len)), w.pos));
       }
       i = j;
     }
@@ -172,43 +205,63 @@ export class VisIndexStore implements GraphStore {
   }
 
   private readNode(side: SideIndex, e: number): RawNode {
-    const raw = this.parse(this.bytes.read(side.start[e], side.length[e]), side.start[e]);
+    const raw = this.parse(this.bytes.source(side.start[e], side.length[e]), side.start[e]);
     this.bytes.assertFresh();
     if (!isObject(raw)) throw new StaleFileError(this.o.file);
     return raw;
   }
 
-  /** Parses bytes the index located; a failure means the file is no longer what was indexed. */
-  private parse(bytes: Uint8Array, position: number): unknown {
+  /**
+   * Parses bytes the index located, with readCappedJson's caps (a record of any size is answered in bounded memory);
+   * a syntax error means the file is no longer what was indexed.
+   */
+  private parse(src: ByteSource, position: number): unknown {
     try {
-      return parsePyJson(decoder.decode(bytes), { file: this.o.file });
+      return readCappedJson(src);
     } catch (e) {
       this.bytes.assertFresh();
+      if (e instanceof JsonSyntaxError) throw new GraphFileError(this.o.file, `byte ${position + e.offset}: ${e.problem}`);
       if (e instanceof PyJsonError) throw new GraphFileError(this.o.file, `byte ${position}: ${e.problem}`);
       throw e;
     }
   }
 
   /**
-   * Root → parent, as nodeRecord.ancestors: the subnodes tree where it reaches, else the node's `upnode` (legacy
-   * files keep unreachable nodes, msprobe-format.md §8.1), stopping at a missing id or a cycle.
+   * Root → parent from the index alone, as nodeRecord.ancestors: the subnodes tree where it reaches, else the
+   * node's `upnode` (legacy files keep unreachable nodes, msprobe-format.md §8.1), stopping at a missing id or a
+   * cycle, and at MAX_PATH_DEPTH. `memo` maps a parent to the path of its children: valid only for chains that
+   * reach the root (a chain that reaches the root cannot pass through the node it started from).
    */
-  private ancestors(side: SideIndex, entry: number, raw?: RawNode): string[] {
+  private ancestors(side: SideIndex, entry: number, memo?: Map<number, string[]>): string[] {
     if (entry === side.rootIdx) return [];
-    const out: string[] = [];
+    const parentOf = (e: number) => (side.parent[e] >= 0 ? side.parent[e] : side.up[e]);
+    const first = parentOf(entry);
+    if (first < 0) return [];
+    const known = memo?.get(first);
+    if (known) return known;
+    const chain: number[] = [];
     const seen = new Set<number>([entry]);
-    const upnodeOf = (e: number, r?: RawNode): number => {
-      const up = (r ?? this.readNode(side, e)).upnode;
-      return typeof up === 'string' ? lookupId(side, up) : -1;
-    };
-    let parent = side.parent[entry] >= 0 ? side.parent[entry] : upnodeOf(entry, raw);
-    while (parent >= 0 && !seen.has(parent)) {
-      seen.add(parent);
-      out.push(idOf(side, parent));
-      if (parent === side.rootIdx) break;
-      parent = side.parent[parent] >= 0 ? side.parent[parent] : upnodeOf(parent);
+    let base: string[] = [];
+    let reachedRoot = false;
+    for (let p = first; p >= 0 && !seen.has(p) && chain.length < MAX_PATH_DEPTH; p = parentOf(p)) {
+      checkBudget();
+      const through = p !== first ? memo?.get(p) : undefined;
+      if (through) {
+        base = through;
+        reachedRoot = true;
+        break;
+      }
+      seen.add(p);
+      chain.push(p);
+      if (p === side.rootIdx) {
+        reachedRoot = true;
+        break;
+      }
     }
-    return out.reverse();
+    const path = base.slice();
+    for (let k = chain.length - 1; k >= 0; k--) path.push(idOf(side, chain[k]));
+    if (reachedRoot) memo?.set(first, path);
+    return path;
   }
 }
 

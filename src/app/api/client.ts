@@ -1,13 +1,5 @@
-import type {
-  ApiError,
-  ChildrenResponse,
-  FindResponse,
-  GraphMeta,
-  IndexingResponse,
-  NodeDetail,
-  RunsResponse,
-  Side,
-} from '../../core/api/types.js';
+import type { ApiError, ChildrenResponse, IndexingResponse, Side } from '../../core/api/types.js';
+import { checkChildren, checkFind, checkMeta, checkNode, checkRuns } from './answers.js';
 
 /**
  * Typed fetch wrappers for the HTTP contract in src/core/api/types.ts. Every failure becomes an `ApiRequestError`
@@ -16,6 +8,7 @@ import type {
  *
  * A graph route answers 202 while a large `.vis` is indexed for the first time: the request is repeated every
  * INDEXING_POLL_MS until the answer is ready, and the progress is reported to the indexing listener meanwhile.
+ * Every 200 answer goes through its checker (answers.ts) before the app sees it.
  */
 export class ApiRequestError extends Error {
   constructor(
@@ -114,12 +107,12 @@ async function fetchJson(route: string, query: Query, signal?: AbortSignal): Pro
   return { status: response.status, body };
 }
 
-async function getJson<T>(route: string, query: Query, signal?: AbortSignal): Promise<T> {
+async function getJson<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
   let waitId: number | null = null;
   try {
     for (;;) {
       const { status, body } = await fetchJson(route, query, signal);
-      if (status !== 202 || !isIndexing(body)) return body as T;
+      if (status !== 202 || !isIndexing(body)) return check(body);
       waitId ??= ++waitSeq;
       waiting.set(waitId, body.indexing);
       reportIndexing();
@@ -134,6 +127,8 @@ async function getJson<T>(route: string, query: Query, signal?: AbortSignal): Pr
 }
 
 const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, step: ref.step, rank: ref.rank });
+/** How error banners name the file: its path in the log dir without the extension. */
+const fileOf = (ref: GraphRef): string => (ref.run === '.' ? ref.tag : `${ref.run}/${ref.tag}`);
 
 export interface ChildrenOptions {
   /** -1 = every micro step. */
@@ -154,21 +149,22 @@ export interface FilterQuery {
 }
 
 export const client = {
-  runs: (signal?: AbortSignal) => getJson<RunsResponse>('runs', {}, signal),
-  meta: (ref: GraphRef, signal?: AbortSignal) => getJson<GraphMeta>('graph/meta', graphQuery(ref), signal),
+  runs: (signal?: AbortSignal) => getJson('runs', {}, checkRuns, signal),
+  meta: (ref: GraphRef, signal?: AbortSignal) => getJson('graph/meta', graphQuery(ref), (b) => checkMeta(b, fileOf(ref)), signal),
   /** `nodeId` undefined = the root. */
   children: (ref: GraphRef, side: Side, nodeId: string | undefined, options: ChildrenOptions = {}, signal?: AbortSignal) =>
     getJson<ChildrenPageResponse>(
       'graph/children',
       { ...graphQuery(ref), side, node: nodeId, micro: options.micro, offset: options.offset, limit: options.limit },
+      (b) => checkChildren(b, fileOf(ref)),
       signal,
     ),
   node: (ref: GraphRef, side: Side, nodeId: string, signal?: AbortSignal) =>
-    getJson<NodeDetail>('graph/node', { ...graphQuery(ref), side, node: nodeId }, signal),
+    getJson('graph/node', { ...graphQuery(ref), side, node: nodeId }, (b) => checkNode(b, fileOf(ref)), signal),
   search: (ref: GraphRef, side: Side, q: string, limit?: number, signal?: AbortSignal) =>
-    getJson<FindResponse>('graph/search', { ...graphQuery(ref), side, q, limit }, signal),
+    getJson('graph/search', { ...graphQuery(ref), side, q, limit }, (b) => checkFind(b, fileOf(ref)), signal),
   filter: (ref: GraphRef, query: FilterQuery, signal?: AbortSignal) =>
-    getJson<FindResponse>(
+    getJson(
       'graph/filter',
       {
         ...graphQuery(ref),
@@ -179,6 +175,7 @@ export const client = {
         leaves: query.leaves ? 1 : undefined,
         limit: query.limit,
       },
+      (b) => checkFind(b, fileOf(ref)),
       signal,
     ),
 };

@@ -109,6 +109,7 @@ export const en = {
   'error.dismiss': 'Dismiss',
   'error.network': 'Cannot reach the server: {message}',
   'error.http': 'Server answered {status}: {message}',
+  'error.badAnswer': 'Cannot show {file}: the server’s answer does not fit the viewer ({problem}).',
   'error.nodeMissing': 'Node {id} was not found on the {side} side of this file.',
 } as const;
 

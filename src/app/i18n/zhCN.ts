@@ -107,5 +107,6 @@ export const zhCN: Record<MessageKey, string> = {
   'error.dismiss': '关闭',
   'error.network': '无法连接服务器：{message}',
   'error.http': '服务器返回 {status}：{message}',
+  'error.badAnswer': '无法显示 {file}：服务器的应答不符合查看器的要求（{problem}）。',
   'error.nodeMissing': '此文件的{side}中没有找到节点 {id}。',
 };

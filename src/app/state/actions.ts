@@ -1,4 +1,5 @@
 import type { FoundNode, NodeDetail, Side } from '../../core/api/types.js';
+import { BadAnswerError } from '../api/answers.js';
 import { ApiRequestError, client, type GraphRef } from '../api/client.js';
 import { translate } from '../i18n/i18n.js';
 import { emptyDetails, selectionKey, useAppStore, type NodeDetails, type Selection } from './appStore.js';
@@ -30,6 +31,7 @@ export function describeError(err: unknown): string {
       ? translate(lang, 'error.network', { message: err.message })
       : translate(lang, 'error.http', { status: err.status, message: err.message });
   }
+  if (err instanceof BadAnswerError) return translate(lang, 'error.badAnswer', { file: err.file, problem: err.problem });
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -196,12 +196,13 @@ export function matchDistributed(graphsByRank: Map<number, Graph>, overflowCheck
           const rankText = (parts[1] ?? '').replace('rank', '').trim();
           // Python int(): an integer literal only
           if (!opConfig || !/^[+-]?\d+$/.test(rankText)) continue;
-          const targetRankNum = Number(rankText);
-          const target = targetNode(rank, unique, opApi, BigInt(targetRankNum), opConfig.target);
+          // BigInt of the text, not of a Number: a 400-digit rank is Infinity as a Number (no BigInt of it).
+          const targetRank = BigInt(rankText);
+          const target = targetNode(rank, unique, opApi, targetRank, opConfig.target);
           if (!target) continue;
           const info: MatchedDistributed = {
             communications_type: opConfig.comm,
-            nodes_info: { [String(targetRankNum)]: [indexOf(target), target.id] },
+            nodes_info: { [String(targetRank)]: [indexOf(target), target.id] },
           };
           if (uniques.length > 1) list.push(info);
           else single = info;

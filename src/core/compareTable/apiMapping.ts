@@ -1,5 +1,5 @@
-import { parse as parseYaml } from 'yaml';
 import { MappingFileError } from './mappingFileError.js';
+import { parseMappingYaml } from './mappingYaml.js';
 import type { SideTable } from './sideTable.js';
 
 export { MappingFileError } from './mappingFileError.js';
@@ -16,7 +16,7 @@ export { MappingFileError } from './mappingFileError.js';
 
 /** ms_to_pt_api.yaml: `MindSporeApi: PyTorchApi`. */
 export function parseBuiltInApiTable(text: string, file: string): Map<string, string> {
-  const v = parseYaml(text) as unknown;
+  const v = parseMappingYaml(text, file);
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new MappingFileError(file, 'expected a mapping of API names');
   return new Map(Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, String(x)]));
 }
@@ -72,12 +72,7 @@ function indexList(v: unknown, file: string, where: string): number[] {
 
 /** Reads and checks a user api_mapping.yaml; warnings (unequal list lengths: entry skipped, as msprobe does). */
 export function parseUserApiMapping(text: string, file: string): { entries: UserApiMapping[]; warnings: string[] } {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new MappingFileError(file, `not valid YAML (${(e as Error).message.split('\n')[0]})`);
-  }
+  const doc = parseMappingYaml(text, file);
   const list = Array.isArray(doc) ? doc : doc && typeof doc === 'object' ? [doc] : null;
   if (!list) throw new MappingFileError(file, 'expected a list of {ms_api, pt_api, ms_args, pt_args, …} mappings');
   const entries: UserApiMapping[] = [];

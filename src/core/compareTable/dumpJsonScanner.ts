@@ -77,6 +77,20 @@ export class DumpJsonScanner {
     throw new PyJsonError(this.file, this.line, at - this.lineStart + 1, problem);
   }
 
+  /** A key's text (quotes included) as a string; a raw control character or bad escape is reported where it is. */
+  private keyString(raw: string, at: number): string {
+    try {
+      return JSON.parse(raw) as string;
+    } catch {
+      try {
+        parsePyJson(raw, { mode: 'python', file: this.file });
+      } catch (e) {
+        if (e instanceof PyJsonError) throw new PyJsonError(this.file, this.line, at - this.lineStart + e.column, e.problem);
+      }
+      this.fail('malformed key string', at);
+    }
+  }
+
   push(chunk: Uint8Array): void {
     let buf: Uint8Array;
     if (this.carry.length === 0) buf = chunk;
@@ -143,7 +157,7 @@ export class DumpJsonScanner {
             return i;
           }
           this.keyStart = -1;
-          this.key = JSON.parse(decoder.decode(buf.subarray(i, end + 1))) as string;
+          this.key = this.keyString(decoder.decode(buf.subarray(i, end + 1)), at);
           this.mode = Mode.Colon;
           i = end + 1;
           continue;

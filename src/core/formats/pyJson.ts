@@ -20,6 +20,8 @@ export interface ParseOptions {
   mode?: 'js' | 'python';
   /** Shown in error messages. */
   file?: string;
+  /** Deeper nesting is refused (default 10,000; values shown to a browser want less, as JSON.stringify recurses). */
+  maxDepth?: number;
 }
 
 export class PyJsonError extends Error {
@@ -60,6 +62,7 @@ let internEntries = 0;
 export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
   const python = options.mode === 'python';
   const file = options.file ?? '<input>';
+  const maxDepth = options.maxDepth ?? 10_000;
   let i = 0;
   const n = text.length;
 
@@ -291,7 +294,7 @@ export function parsePyJson(text: string, options: ParseOptions = {}): unknown {
 
   // Iterative nesting would be faster on pathological depth; msprobe files are at most a few hundred levels deep.
   const parseValue = (depth: number): unknown => {
-    if (depth > 10_000) fail('nesting too deep');
+    if (depth > maxDepth) fail('nesting too deep');
     skipWs();
     if (i >= n) fail('unexpected end of file (file truncated?)');
     const c = text.charCodeAt(i);
