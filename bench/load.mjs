@@ -161,8 +161,17 @@ async function main() {
   const stormSeconds = (performance.now() - t0) / 1000;
   const stormChildren = byRoute.get('children') ?? [];
 
-  // Warm: the indexes are built and cached; every client asks for children only.
+  // Warm: once both files answer (the rewritten .vis indexed again), every client asks for children only.
+  for (const f of files.slice(0, 2)) {
+    const agent = new http.Agent({ keepAlive: false });
+    for (let t0 = performance.now(); performance.now() - t0 < 120_000; ) {
+      const r = await get(agent, server.port, `/api/graph/meta?${new URLSearchParams({ run: f.run, tag: f.tag })}`);
+      if (r.status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
   const warm = [];
+  const warmStart = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async (_, c) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -178,6 +187,8 @@ async function main() {
       agent.destroy();
     }),
   );
+
+  const warmSeconds = (performance.now() - warmStart) / 1000;
 
   // Heavy searches (every node matches) from 5 clients while 5 others expand.
   const besideSearch = [];
@@ -219,7 +230,7 @@ async function main() {
     '| phase | requests | wall | /children p50 / p95 / p99 (ms) | other routes p99 (ms) | 503 budget | problems |',
     '|---|---:|---:|---:|---:|---:|---:|',
     `| storm (cold, rewrite, delete) | ${total} | ${stormSeconds.toFixed(1)} s | ${f1(pct(stormChildren, 50))} / ${f1(pct(stormChildren, 95))} / ${f1(pct(stormChildren, 99))} | ${['node', 'meta', 'search', 'filter'].map((k) => `${k} ${f1(pct(byRoute.get(k) ?? [], 99))}`).join(', ')} | ${budget503} | ${problems.length} |`,
-    `| warm /children | ${warm.length} | — | ${f1(pct(warm, 50))} / ${f1(pct(warm, 95))} / ${f1(pct(warm, 99))} | — | — | — |`,
+    `| warm /children | ${warm.length} | ${warmSeconds.toFixed(1)} s | ${f1(pct(warm, 50))} / ${f1(pct(warm, 95))} / ${f1(pct(warm, 99))} | — | — | — |`,
     `| /children beside full-graph searches | ${besideSearch.length} | — | ${f1(pct(besideSearch, 50))} / ${f1(pct(besideSearch, 95))} / ${f1(pct(besideSearch, 99))} | search p50 ${f1(pct(searchMs, 50))} | — | — |`,
     '',
     `Server peak RSS ${peak.toFixed(0)} MB. Target: warm /children p99 ≤ 300 ms; no cross-talk, no 5xx but the budget's 503.`,

@@ -5,6 +5,7 @@ import { translate, type Lang } from '../i18n/messages.js';
 import { pickLang } from '../i18n/pickLang.js';
 import { createStoreCache, type StoreCache } from '../store/openStore.js';
 import { DEFAULT_WORK_BUDGET_MS } from '../store/workBudget.js';
+import { AnswerCache } from './answerCache.js';
 import type { AppContext } from './appContext.js';
 import { HttpError } from './httpError.js';
 import { graphRouter } from './routes/graph.js';
@@ -35,6 +36,7 @@ export function createApp(options: AppOptions): Express {
     stores: options.stores ?? createStoreCache(),
     defaultLang: options.lang ?? 'en',
     workBudgetMs: options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS,
+    answers: new AnswerCache(),
   };
   const appDir = path.resolve(options.appDir);
 

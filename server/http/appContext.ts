@@ -1,5 +1,6 @@
 import type { Lang } from '../i18n/messages.js';
 import type { StoreCache } from '../store/openStore.js';
+import type { AnswerCache } from './answerCache.js';
 
 /** What every route of one app instance shares. One instance per `createApp`, so tests can run several side by side. */
 export interface AppContext {
@@ -11,4 +12,6 @@ export interface AppContext {
   defaultLang: Lang;
   /** Milliseconds of store work one request may take before it is answered 503 (workBudget.ts). */
   workBudgetMs: number;
+  /** Serialised /children answers shared by every client (answerCache.ts). */
+  answers: AnswerCache;
 }

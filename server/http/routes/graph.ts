@@ -28,16 +28,23 @@ export function graphRouter(ctx: AppContext): Router {
       const side = sideParam(req, store, ref);
       // `node=` (empty) means the root, like omitting it.
       const nodeId = optionalString(req, 'node') || undefined;
-      const children = store.children({
+      const q = {
         side,
         nodeId,
         micro: intParam(req, 'micro', -1),
         offset: intParam(req, 'offset', 0),
         limit: intParam(req, 'limit', 0),
         ...graph,
-      });
-      if (!children) throw unknownNode(ref, side, nodeId ?? '');
-      res.json(children);
+      };
+      const key = JSON.stringify(q);
+      let text = ctx.answers.get(store, key);
+      if (text === undefined) {
+        const children = store.children(q);
+        if (!children) throw unknownNode(ref, side, nodeId ?? '');
+        text = JSON.stringify(children);
+        ctx.answers.set(store, key, text);
+      }
+      res.type('json').send(text);
     });
   });
 
