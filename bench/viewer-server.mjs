@@ -116,6 +116,10 @@ async function measure(nodes, format) {
     const node = await get(cold.port, `/api/graph/node?${q({ node: f.deepest })}`);
     const search = await get(cold.port, `/api/graph/search?${q({ q: 'mlp.dense_4h', limit: 500 })}`);
     const filter = await get(cold.port, `/api/graph/filter?${q({ precision: '0.8-1', leaves: '1' })}`);
+    // The worst-nodes table (issue 14 target: first page ≤ 300 ms): its first page, then a later one.
+    const worst = await get(cold.port, `/api/graph/worst?${q({ limit: '100' })}`);
+    if (worst.status !== 200) throw new Error(`worst: ${worst.status} ${worst.body.slice(0, 200)}`);
+    const worstNext = await get(cold.port, `/api/graph/worst?${q({ limit: '100', offset: '5000' })}`);
     const rss = cold.peakRssMb();
     row = {
       file: `${format} ${nodes.toExponential(0).replace('+', '')}`,
@@ -133,6 +137,9 @@ async function measure(nodes, format) {
       searchMs: search.ms,
       searchTotal: JSON.parse(search.body).total,
       filterMs: filter.ms,
+      worstMs: worst.ms,
+      worstNextMs: worstNext.ms,
+      worstTotal: JSON.parse(worst.body).total,
     };
   } finally {
     await cold.stop();
@@ -168,15 +175,16 @@ const lines = [
   'Compare files (NPU + Bench, msprobe indent=4 JSON or the v2 SQLite schema); "nodes" are per side. Open = first',
   'request until the first 200 (the `.vis` index built in a worker; the `.vis.db` opened). Warm = a restarted server',
   'with the index cache. RSS = the server process\'s peak (VmHWM). Expand = children of a 1,000-child module',
-  `(p50 / p95 of ${repeat}); page = 100 children of a 5,000-child module at offset 2,000.`,
+  `(p50 / p95 of ${repeat}); page = 100 children of a 5,000-child module at offset 2,000. Worst = the worst-nodes`,
+  'table\'s first page of 100 (every rated node sorted) / the page at offset 5,000.',
   '',
-  '| file | size MB | open s | MB/s | peak RSS MB | warm open s | expand p50 / p95 ms | expand bytes | page ms / bytes | node ms | search ms | filter ms |',
-  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  '| file | size MB | open s | MB/s | peak RSS MB | warm open s | expand p50 / p95 ms | expand bytes | page ms / bytes | node ms | search ms | filter ms | worst first / later page ms |',
+  '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ...rows.map(
     (r) =>
       `| ${r.file} | ${n(r.mb)} | ${n(r.openSeconds, 2)} | ${n(r.mbps)} | ${n(r.rss)} | ${n(r.warmSeconds, 2)} | ` +
       `${n(r.expandP50, 1)} / ${n(r.expandP95, 1)} | ${r.expandBytes} | ${n(r.pageMs, 1)} / ${r.pageBytes} | ${n(r.nodeMs, 1)} | ` +
-      `${n(r.searchMs, 1)} | ${n(r.filterMs, 1)} |`,
+      `${n(r.searchMs, 1)} | ${n(r.filterMs, 1)} | ${n(r.worstMs, 1)} / ${n(r.worstNextMs, 1)} |`,
   ),
   '',
 ];

@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { bundledScript } from '../workers/bundledScript.js';
 import type { FilterQuery, SearchQuery } from './findQuery.js';
+import type { WorstQuery } from './worstQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from './graphStore.js';
 import type { GraphFileRef } from './openStore.js';
 import { WorkBudgetExceeded, withWorkBudget } from './workBudget.js';
@@ -14,7 +15,10 @@ import { WorkBudgetExceeded, withWorkBudget } from './workBudget.js';
  * Without the bundled worker script (TypeScript sources) the work runs in the calling thread, under the same budget.
  */
 
-export type FindRequest = { kind: 'search'; query: SearchQuery } | { kind: 'filter'; query: FilterQuery };
+export type FindRequest =
+  | { kind: 'search'; query: SearchQuery }
+  | { kind: 'filter'; query: FilterQuery }
+  | { kind: 'worst'; query: WorstQuery };
 
 /** What the worker needs to open files as the server does (the same index cache, so large `.vis` are not re-read). */
 export interface FindWorkerData {
@@ -53,7 +57,14 @@ export function defaultFindWorkerScript(): string | null {
 
 /** One search or filter as the worker (or the inline path) runs it. */
 export function runFind(store: GraphStore, request: FindRequest): string {
-  return JSON.stringify(request.kind === 'search' ? store.search(request.query) : store.filter(request.query));
+  switch (request.kind) {
+    case 'search':
+      return JSON.stringify(store.search(request.query));
+    case 'filter':
+      return JSON.stringify(store.filter(request.query));
+    case 'worst':
+      return JSON.stringify(store.worst(request.query));
+  }
 }
 
 /** A store error as it crosses threads, and back. */

@@ -1,5 +1,6 @@
-import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side } from '../../src/core/api/types.js';
+import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, WorstResponse } from '../../src/core/api/types.js';
 import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
+import type { WorstQuery } from './worstQuery.js';
 import { FileProblem } from '../../src/core/fileProblem.js';
 import { WorkBudgetExceeded } from './workBudget.js';
 
@@ -22,6 +23,8 @@ export interface GraphStore {
   node(q: { side: Side; nodeId: string } & GraphSelector): NodeDetail | undefined;
   search(q: SearchQuery): FindResponse;
   filter(q: FilterQuery): FindResponse;
+  /** One page of the side's nodes with a finite precision value, worst first or in execution order (worstQuery.ts). */
+  worst(q: WorstQuery): WorstResponse;
   /** Releases file handles; the store is not used afterwards. */
   close(): void;
 }

@@ -1,4 +1,4 @@
-import { useCallback } from 'react';
+import { useCallback, type ReactNode } from 'react';
 import type { Side } from '../core/api/types.js';
 import { client } from './api/client.js';
 import { ErrorBanner } from './controls/ErrorBanner.js';
@@ -11,6 +11,33 @@ import { GraphPane } from './pane/GraphPane.js';
 import type { FetchChildren, PageRequest } from './pane/paneController.js';
 import { InfoPanel } from './panels/InfoPanel.js';
 import { useAppStore } from './state/appStore.js';
+import { isEmptyGraph } from './state/fileChoice.js';
+
+/**
+ * Why the selected node's records could not be loaded (server gone, node missing), over the info panel's body on
+ * either tab, instead of an empty table that reads "This node has no inputs or outputs."
+ */
+const useInfoError = () => useAppStore((s) => (s.selection && !s.details.loading ? (s.details.error ?? null) : null));
+
+/** Holds the info panel; while its records failed to load, the panel's body is hidden under the error. */
+function InfoSlot({ children }: { children: ReactNode }) {
+  const failed = useInfoError() !== null;
+  return (
+    <div className="pb-info-slot" data-info-error={failed ? 'true' : undefined}>
+      {children}
+    </div>
+  );
+}
+
+function InfoError() {
+  const error = useInfoError();
+  if (!error) return null;
+  return (
+    <div className="pb-info-error" role="alert" data-testid="info-error">
+      {error}
+    </div>
+  );
+}
 
 /** NPU | splitter | Bench for compare files, one pane for build files (each pane resets itself per file and micro step). */
 function GraphArea() {
@@ -18,6 +45,7 @@ function GraphArea() {
   const meta = useAppStore((s) => s.meta);
   const run = useAppStore((s) => s.run);
   const tag = useAppStore((s) => s.tag);
+  const format = useAppStore((s) => s.format);
   const micro = useAppStore((s) => s.micro);
   const step = useAppStore((s) => s.step);
   const rank = useAppStore((s) => s.rank);
@@ -30,18 +58,26 @@ function GraphArea() {
 
   const fetchChildren = useCallback<FetchChildren>(
     (side: Side, nodeId: string, page?: PageRequest) =>
-      client.children({ run: run ?? '', tag: tag ?? '', step, rank }, side, nodeId, { micro, ...page }),
-    [run, tag, step, rank, micro],
+      client.children({ run: run ?? '', tag: tag ?? '', format, step, rank }, side, nodeId, { micro, ...page }),
+    [run, tag, format, step, rank, micro],
   );
 
   if (!meta || run === null || tag === null) {
     let message = t('app.noFile');
     if (!runsLoaded || metaLoading) message = t('app.loading');
-    else if (!hasFiles) message = t('app.noFiles', { logdir });
+    else if (!hasFiles) message = t('app.noFilesAny', { logdir });
     else if (run !== null && failed) message = t('app.fileFailed');
     return (
       <div className="pb-panes pb-panes--empty" data-testid="panes-empty">
         <p>{message}</p>
+      </div>
+    );
+  }
+  if (isEmptyGraph(meta)) {
+    // A `.vis.db` need not hold every step × rank its lists name: say so instead of two blank panes.
+    return (
+      <div className="pb-panes pb-panes--empty" data-testid="panes-empty" data-empty-graph="true">
+        <p role="status">{t('app.noGraph', { step: step ?? meta.steps[0] ?? 0, rank: rank ?? meta.ranks[0] ?? 0 })}</p>
       </div>
     );
   }
@@ -78,7 +114,10 @@ export function App() {
         <IndexingProgress />
         <ShapeLegend />
         <GraphArea />
-        <InfoPanel />
+        <InfoSlot>
+          <InfoPanel />
+          <InfoError />
+        </InfoSlot>
       </main>
     </div>
   );

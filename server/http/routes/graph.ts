@@ -6,6 +6,7 @@ import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, type FilterQuery, type GraphSelecto
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
 import { WorkBudgetExceeded, withWorkBudget } from '../../store/workBudget.js';
 import type { GraphFileRef } from '../../store/openStore.js';
+import { DEFAULT_WORST_LIMIT, MAX_WORST_LIMIT, WORST_ORDERS, type WorstOrder, type WorstQuery } from '../../store/worstQuery.js';
 import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
 
@@ -79,6 +80,21 @@ export function graphRouter(ctx: AppContext): Router {
         ...graph,
       };
       return sendFound(ctx, res, ref, store, { kind: 'filter', query: q });
+    }),
+  );
+
+  // Issue 14's worst-nodes table: one page of the side's nodes with a precision value, in the find worker too.
+  router.get('/api/graph/worst', (req, res) =>
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const side = sideParam(req, store, ref);
+      const order = optionalString(req, 'order') || 'precision';
+      if (!WORST_ORDERS.includes(order as WorstOrder)) {
+        throw new HttpError(400, 'badParam', { name: 'order', expected: WORST_ORDERS.map((o) => `"${o}"`).join(' | ') });
+      }
+      const limit = intParam(req, 'limit', 1) ?? DEFAULT_WORST_LIMIT;
+      if (limit > MAX_WORST_LIMIT) throw new HttpError(400, 'badParam', { name: 'limit', expected: `at most ${MAX_WORST_LIMIT}` });
+      const query: WorstQuery = { side, order: order as WorstOrder, offset: intParam(req, 'offset', 0) ?? 0, limit, ...graph };
+      return sendFound(ctx, res, ref, store, { kind: 'worst', query });
     }),
   );
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, Task } from '../../../src/core/api/types.js';
+import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, Task, WorstResponse } from '../../../src/core/api/types.js';
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
 import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
 import { filterIsOpen, type FilterQuery, type GraphSelector, type SearchQuery } from '../findQuery.js';
@@ -12,6 +12,7 @@ import { readSchema, type DbSchema } from './dbSchema.js';
 import { asFileError, closeVisDb, openVisDb, type OpenedDb } from './openDb.js';
 import { comparePreorder, MAX_DEPTH, pathOf, type Link, type Links } from './ancestorLinks.js';
 import { buildPreorderRanks, type PreorderRanks } from './preorderRanks.js';
+import { worstEnd, type WorstQuery } from '../worstQuery.js';
 
 /**
  * GraphStore over a `.vis.db` (msprobe-format.md §4.2): every step and rank, graphs selected per request, queries on
@@ -57,6 +58,8 @@ export class VisDbStore implements GraphStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly metas = new Map<string, GraphMeta>();
   private readonly ranks = new Map<string, PreorderRanks>();
+  /** The worst table's rated rows per graph, side and order, sorted (8 bytes a row). */
+  private readonly worstOrders = new Map<string, Float64Array>();
 
   constructor(absPath: string, private readonly o: VisDbStoreOptions) {
     this.opened = openVisDb(absPath, o.file);
@@ -173,6 +176,44 @@ export class VisDbStore implements GraphStore {
       where += ` AND (${sub} IS NULL OR ${sub} IN ('', '[]'))`;
     }
     return this.find(q, where, params);
+  }
+
+  /**
+   * The worst-nodes table in SQL on msprobe's columns: ORDER BY precision_index, ties (and `order=execution`) by
+   * node_order, the post-order the `.vis` stores compute. Only the page's rows are then read and walked to the root.
+   */
+  worst(q: WorstQuery): WorstResponse {
+    return this.guard(() => {
+      const worst = worstEnd(this.config.task);
+      const answer: WorstResponse = { total: 0, offset: q.offset, order: q.order, worst, results: [] };
+      if (!this.sides().includes(q.side)) return answer;
+      const { step, rank } = this.graph(q);
+      const source = SOURCES[q.side];
+      const p = this.schema.node('precision_index');
+      // Finite numbers only (NaN is stored as NULL; ±inf and text are not a value the table can rank).
+      const where = `n.step = ? AND n.rank = ? AND n.data_source = ? AND typeof(${p}) IN ('integer', 'real')
+        AND ${p} BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308`;
+      // One sorted scan per graph, side and order, kept: the count is its length and every page a slice of it.
+      const key = `${step}/${rank}/${source}/${q.order}`;
+      let sorted = this.worstOrders.get(key);
+      if (!sorted) {
+        const orderBy = q.order === 'precision' ? `${p} ${worst === 'high' ? 'DESC' : 'ASC'}, n.node_order, n.rowid` : 'n.node_order, n.rowid';
+        const all = this.stmt(`SELECT n.rowid FROM tb_nodes n WHERE ${where} ORDER BY ${orderBy}`).pluck().all(step, rank, source) as number[];
+        sorted = Float64Array.from(all);
+        this.worstOrders.set(key, sorted);
+      }
+      answer.total = sorted.length;
+      const rowids = sorted.subarray(Math.max(0, q.offset), Math.max(0, q.offset) + Math.max(0, q.limit));
+      const byRowid = this.stmt(`SELECT ${summaryColumns(this.schema)} FROM tb_nodes n WHERE n.rowid = ?`);
+      const links: Links = new Map();
+      for (const r of rowids) {
+        const summary = rowSummary(foundRow(byRowid.get(r) as SummaryRow | undefined, r));
+        const link = this.link(source, step, rank, summary.id, links);
+        if (!link) throw new DamagedRowError(`tb_nodes row ${r} cannot be found by its node_name`);
+        answer.results.push({ ...summary, path: pathOf(link) });
+      }
+      return answer;
+    });
   }
 
   close(): void {

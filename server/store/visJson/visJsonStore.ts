@@ -9,11 +9,13 @@ import type {
   NodeSummary,
   Side,
   Task,
+  WorstResponse,
 } from '../../../src/core/api/types.js';
 import { foldAscii, matchesFilter, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
 import { guardStore, pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
 import { isObject, readVisDocument, subnodeIds, type VisDocument, type VisSide } from './visDocument.js';
+import { sortWorstFirst, worstEnd, type WorstQuery } from '../worstQuery.js';
 
 export interface VisJsonStoreOptions {
   /** Shown in errors: the file's path relative to the log dir. */
@@ -91,6 +93,27 @@ export class VisJsonStore implements GraphStore {
     return { total, results };
   }
 
+  worst(q: WorstQuery): WorstResponse {
+    return guardStore(this.options.file, () => {
+      const worst = worstEnd(this.metaValue.task);
+      const side = this.doc.sides[q.side];
+      const answer: WorstResponse = { total: 0, offset: q.offset, order: q.order, worst, results: [] };
+      if (!side) return answer;
+      const rated = outputOrder(side)
+        .map((id) => nodeSummary(id, side.nodes.get(id)!, side))
+        .filter((s) => s.precisionIndex !== null);
+      const values = Float64Array.from(rated, (s) => s.precisionIndex!);
+      const order = q.order === 'precision' ? sortWorstFirst(values, worst) : null;
+      const [from, to] = pageRange(rated.length, q.offset, q.limit);
+      answer.total = rated.length;
+      for (let k = from; k < to; k++) {
+        const summary = rated[order ? order[k] : k];
+        answer.results.push({ ...summary, path: nodeDetail(summary.id, side.nodes.get(summary.id)!, side, q.side).path });
+      }
+      return answer;
+    });
+  }
+
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
     return guardStore(this.options.file, () => {
       const side = this.doc.sides[q.side];
@@ -112,6 +135,22 @@ function executionOrder(side: VisSide): string[] {
     order.push(id);
     const kids = subnodeIds(side.nodes.get(id)!, side.nodes).filter((c) => side.parentOf.get(c) === id);
     for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+  }
+  for (const id of side.nodes.keys()) if (id !== side.rootId && !side.parentOf.has(id)) order.push(id);
+  return order;
+}
+
+/** The order outputs are produced: post-order over the subnodes tree, then unreachable nodes in file order. */
+function outputOrder(side: VisSide): string[] {
+  const order: string[] = [];
+  const stack: Array<{ id: string; kids: string[]; next: number }> = [];
+  const visit = (id: string) =>
+    stack.push({ id, kids: subnodeIds(side.nodes.get(id)!, side.nodes).filter((c) => side.parentOf.get(c) === id), next: 0 });
+  visit(side.rootId);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.next < top.kids.length) visit(top.kids[top.next++]);
+    else order.push(stack.pop()!.id);
   }
   for (const id of side.nodes.keys()) if (id !== side.rootId && !side.parentOf.has(id)) order.push(id);
   return order;

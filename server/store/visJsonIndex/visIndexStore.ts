@@ -1,8 +1,9 @@
-import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, NodeSummary, Side } from '../../../src/core/api/types.js';
+import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, NodeSummary, Side, WorstResponse } from '../../../src/core/api/types.js';
 import { parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
 import { foldAscii, matchesFilter, MAX_PATH_DEPTH, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
 import { GraphFileError, guardStore, pageRange, StaleFileError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { checkBudget } from '../workBudget.js';
+import { sortWorstFirst, worstEnd, type WorstQuery } from '../worstQuery.js';
 import { detailFields, matchedNodeLink } from '../visJson/nodeRecord.js';
 import { isObject, type RawNode } from '../visJson/visDocument.js';
 import { visMeta } from '../visJson/visJsonStore.js';
@@ -97,8 +98,70 @@ export class VisIndexStore implements GraphStore {
     });
   }
 
+  worst(q: WorstQuery): WorstResponse {
+    return guardStore(this.o.file, () => {
+      const worst = worstEnd(this.metaValue.task);
+      const side = this.index.sides[q.side];
+      const answer: WorstResponse = { total: 0, offset: q.offset, order: q.order, worst, results: [] };
+      if (!side) return answer;
+      const rated = this.rated(q.side, side, worst);
+      const list = q.order === 'precision' ? rated.byWorst : null;
+      const [from, to] = pageRange(rated.entries.length, q.offset, q.limit);
+      const page: number[] = [];
+      for (let k = from; k < to; k++) page.push(rated.entries[list ? list[k] : k]);
+      const summaries = this.summaries(side, page);
+      const memo = new Map<number, string[]>();
+      answer.total = rated.entries.length;
+      answer.results = summaries.map((summary, k) => ({ ...summary, path: this.ancestors(side, page[k], memo) }));
+      return answer;
+    });
+  }
+
   close(): void {
     this.bytes.close();
+  }
+
+  /** Per side, once: the entries with a finite precision in output order (post-order), and those positions worst first. */
+  private readonly ratedCache = new Map<Side, { entries: Int32Array; byWorst: Uint32Array }>();
+
+  private rated(name: Side, side: SideIndex, worst: 'high' | 'low'): { entries: Int32Array; byWorst: Uint32Array } {
+    const known = this.ratedCache.get(name);
+    if (known) return known;
+    const { precision, parent, childStart, children, rootIdx } = side;
+    const entries: number[] = [];
+    // Post-order over the tree edges (children whose parent is this entry), with an explicit stack.
+    const stack = new Int32Array(side.preorder.length + 1);
+    const next = new Uint32Array(side.preorder.length + 1);
+    let top = 0;
+    if (rootIdx >= 0) {
+      stack[0] = rootIdx;
+      next[0] = childStart[rootIdx];
+      top = 1;
+    }
+    let steps = 0;
+    while (top > 0) {
+      if ((++steps & 0xffff) === 0) checkBudget();
+      const e = stack[top - 1];
+      const k = next[top - 1];
+      if (k < childStart[e + 1]) {
+        next[top - 1] = k + 1;
+        const c = children[k];
+        if (parent[c] === e) {
+          stack[top] = c;
+          next[top] = childStart[c];
+          top++;
+        }
+        continue;
+      }
+      top--;
+      if (Number.isFinite(precision[e])) entries.push(e);
+    }
+    // Nodes the tree does not reach (legacy and layer-mapping files), in file order as the execution order has them.
+    for (const e of side.preorder) if (e !== rootIdx && parent[e] < 0 && Number.isFinite(precision[e])) entries.push(e);
+    const list = Int32Array.from(entries);
+    const rated = { entries: list, byWorst: sortWorstFirst(Float64Array.from(list, (e) => precision[e]), worst) };
+    this.ratedCache.set(name, rated);
+    return rated;
   }
 
   private childrenOf(q: ChildrenQuery): ChildrenResponse | undefined {

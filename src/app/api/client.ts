@@ -1,4 +1,6 @@
-import type { ApiError, ChildrenResponse, IndexingResponse, Side } from '../../core/api/types.js';
+import type { ApiError, ChildrenResponse, GraphMeta, IndexingResponse, Side } from '../../core/api/types.js';
+import { translate } from '../i18n/i18n.js';
+import type { Lang } from '../state/appStore.js';
 import { checkChildren, checkFind, checkMeta, checkNode, checkRuns } from './answers.js';
 
 /**
@@ -15,6 +17,8 @@ export class ApiRequestError extends Error {
     /** HTTP status, or 0 when the server could not be reached or answered something that is not JSON. */
     readonly status: number,
     message: string,
+    /** The request never reached the server (connection refused, network down): not an answer of the server. */
+    readonly unreachable = false,
   ) {
     super(message);
     this.name = 'ApiRequestError';
@@ -25,6 +29,8 @@ export class ApiRequestError extends Error {
 export interface GraphRef {
   run: string;
   tag: string;
+  /** `vis` | `db` when a `.vis` and a `.vis.db` share the name; null = the server's choice. */
+  format?: 'vis' | 'db' | null;
   step?: number | null;
   rank?: number | null;
 }
@@ -90,7 +96,9 @@ async function fetchJson(route: string, query: Query, signal?: AbortSignal): Pro
     response = await fetch(urlFor(route, query), { signal, headers: { Accept: 'application/json', 'Accept-Language': acceptLanguage } });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
-    throw new ApiRequestError(0, (err as Error).message);
+    // Said in words everywhere it surfaces (banner, panes, info panel), never as a bare "Failed to fetch".
+    const lang: Lang = acceptLanguage === 'zh-CN' ? 'zh-CN' : 'en';
+    throw new ApiRequestError(0, translate(lang, 'error.unreachable', { message: (err as Error).message }), true);
   }
   const text = await response.text();
   let body: unknown;
@@ -126,7 +134,7 @@ async function getJson<T>(route: string, query: Query, check: (body: unknown) =>
   }
 }
 
-const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, step: ref.step, rank: ref.rank });
+const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, format: ref.format, step: ref.step, rank: ref.rank });
 /** How error banners name the file: its path in the log dir without the extension. */
 const fileOf = (ref: GraphRef): string => (ref.run === '.' ? ref.tag : `${ref.run}/${ref.tag}`);
 
@@ -148,9 +156,23 @@ export interface FilterQuery {
   limit?: number;
 }
 
+/**
+ * A `.vis.db` step × rank pair that its lists name but that holds no node answers a meta without roots and with
+ * zero node counts: checked like any meta, then given back without roots so that the viewer says "no graph for
+ * step S, rank R" (issue 14 item 5) instead of rejecting the answer.
+ */
+function checkMetaOrEmpty(body: unknown, file: string): GraphMeta {
+  const m = body as { roots?: unknown; nodeCounts?: unknown } | null;
+  const noRoots = typeof m?.roots === 'object' && m.roots !== null && Object.keys(m.roots).length === 0;
+  const counts = typeof m?.nodeCounts === 'object' && m.nodeCounts !== null ? Object.values(m.nodeCounts) : [];
+  if (!noRoots || !counts.every((c) => c === 0)) return checkMeta(body, file);
+  const checked = checkMeta({ ...(body as object), roots: { npu: '(none)' } }, file);
+  return { ...checked, roots: {} };
+}
+
 export const client = {
   runs: (signal?: AbortSignal) => getJson('runs', {}, checkRuns, signal),
-  meta: (ref: GraphRef, signal?: AbortSignal) => getJson('graph/meta', graphQuery(ref), (b) => checkMeta(b, fileOf(ref)), signal),
+  meta: (ref: GraphRef, signal?: AbortSignal) => getJson('graph/meta', graphQuery(ref), (b) => checkMetaOrEmpty(b, fileOf(ref)), signal),
   /** `nodeId` undefined = the root. */
   children: (ref: GraphRef, side: Side, nodeId: string | undefined, options: ChildrenOptions = {}, signal?: AbortSignal) =>
     getJson<ChildrenPageResponse>(

@@ -1,62 +1,84 @@
 import type { ChangeEvent } from 'react';
 import { useT } from '../i18n/i18n.js';
-import { openFile } from '../state/actions.js';
+import { openFile, switchGraph } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
+import { entryForOptionValue, fileExtension, fileOptionValue, findRun, openEntry, runLabel } from '../state/fileChoice.js';
 
-/** Run → file → micro step. A file the server could not read stays listed, marked, with its one-line error. */
+/**
+ * Run → file → micro step. A file the server could not read stays listed, marked, with its one-line error. Each
+ * file shows its extension, so a `.vis` and a `.vis.db` of one name are two entries that open their own file. A run
+ * or file that is not listed (a link to something gone) shows as no choice, never as another run's.
+ */
 export function FilePicker() {
   const t = useT();
   const runs = useAppStore((s) => s.runs);
   const run = useAppStore((s) => s.run);
   const tag = useAppStore((s) => s.tag);
+  const format = useAppStore((s) => s.format);
   const micro = useAppStore((s) => s.micro);
   const step = useAppStore((s) => s.step);
   const rank = useAppStore((s) => s.rank);
   const meta = useAppStore((s) => s.meta);
   const setMicro = useAppStore((s) => s.setMicro);
 
-  const runEntry = runs.find((r) => r.run === run);
+  const runEntry = findRun(runs, run);
   const tags = runEntry?.tags ?? [];
-  const tagEntry = tags.find((e) => e.tag === tag);
+  const tagEntry = openEntry(tags, tag, format);
   const microSteps = meta?.microSteps ?? 0;
 
   const onRun = (e: ChangeEvent<HTMLSelectElement>) => {
     const next = runs.find((r) => r.run === e.target.value);
     const first = next?.tags.find((x) => x.error === null) ?? next?.tags[0];
-    if (next && first) void openFile(next.run, first.tag);
+    if (next && first) void openFile(next.run, first.tag, { format: first.format });
   };
   const onTag = (e: ChangeEvent<HTMLSelectElement>) => {
-    if (run !== null) void openFile(run, e.target.value);
+    const entry = entryForOptionValue(tags, e.target.value);
+    if (run !== null && entry) void openFile(run, entry.tag, { format: entry.format });
   };
   // A `.vis.db` holds one graph per step and rank; changing either re-opens the graph (micro step back to ALL).
   const steps = meta?.steps ?? [];
   const ranks = meta?.ranks ?? [];
-  const reopenAt = (at: { step: number | null; rank: number | null }) => {
-    if (run !== null && tag !== null) void openFile(run, tag, at);
-  };
+  const reopenAt = (at: { step: number | null; rank: number | null }) => void switchGraph(at);
 
   return (
     <div className="pb-picker">
       <label className="pb-field">
         <span className="pb-field__label">{t('picker.run')}</span>
-        <select data-testid="run-select" value={run ?? ''} onChange={onRun}>
-          {run === null && <option value="" disabled />}
+        <select data-testid="run-select" value={runEntry ? runEntry.run : ''} onChange={onRun}>
+          {!runEntry && <option value="" disabled />}
           {runs.map((r) => (
             <option key={r.run} value={r.run}>
-              {r.run}
+              {runLabel(r.run, t('picker.rootRun'))}
             </option>
           ))}
         </select>
       </label>
       <label className="pb-field">
         <span className="pb-field__label">{t('picker.tag')}</span>
-        <select data-testid="tag-select" value={tag ?? ''} onChange={onTag} disabled={tags.length === 0}>
-          {tag === null && <option value="" disabled />}
-          {tags.map((e) => (
-            <option key={e.tag} value={e.tag} data-error={e.error ? 'true' : undefined}>
-              {e.error ? t('picker.badFile', { tag: e.tag }) : e.graphType ? `${e.tag} · ${t(e.graphType === 'compare' ? 'picker.compare' : 'picker.build')}` : e.tag}
-            </option>
-          ))}
+        <select
+          data-testid="tag-select"
+          value={tagEntry ? fileOptionValue(tags, tagEntry) : ''}
+          onChange={onTag}
+          disabled={tags.length === 0}
+        >
+          {!tagEntry && <option value="" disabled />}
+          {tags.map((e) => {
+            const name = t('picker.fileWithFormat', { tag: e.tag, ext: fileExtension(e.format) });
+            return (
+              <option
+                key={`${e.format}/${e.tag}`}
+                value={fileOptionValue(tags, e)}
+                data-format={e.format}
+                data-error={e.error ? 'true' : undefined}
+              >
+                {e.error
+                  ? t('picker.badFile', { tag: name })
+                  : e.graphType
+                    ? `${name} · ${t(e.graphType === 'compare' ? 'picker.compare' : 'picker.build')}`
+                    : name}
+              </option>
+            );
+          })}
         </select>
       </label>
       {tagEntry?.error && (

@@ -1,10 +1,11 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { ColorBucket } from '../../core/api/types.js';
 import { client } from '../api/client.js';
-import { useT } from '../i18n/i18n.js';
+import { useT, type MessageKey } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { bucketLabel } from './bucketLabel.js';
 import { FoundList } from './FoundList.js';
+import { hiddenModules } from './foundRows.js';
 import { FIND_LIMIT } from './SearchPanel.js';
 import { useFindResults } from './useFindResults.js';
 
@@ -26,8 +27,11 @@ export function FilterPanel() {
   const meta = useAppStore((s) => s.meta);
   const [ticked, setTicked] = useState<ReadonlySet<string>>(new Set());
   const [leaves, setLeaves] = useState(true);
-  const { state, query, clear, pick } = useFindResults();
+  const { state, query, clear, pick, setOrder } = useFindResults();
   const buckets = useMemo(() => rangeBuckets(meta?.colors ?? []), [meta]);
+  // With "Leaf nodes only", the same query without it counts the modules it hides.
+  const [allTotal, setAllTotal] = useState<number | null>(null);
+  const countRun = useRef<AbortController | null>(null);
 
   // Another file has other buckets.
   useEffect(() => setTicked(new Set()), [meta]);
@@ -37,8 +41,22 @@ export function FilterPanel() {
     const precision = buckets.filter((_, i) => ticked.has(`bucket-${i}`)).map((b) => b.range);
     const overflow = OVERFLOW_LEVELS.filter((level) => ticked.has(`overflow-${level}`));
     const unmatched = ticked.has('unmatched');
-    query('npu', (ref, signal) => client.filter(ref, { side: 'npu', precision, unmatched, overflow, leaves, limit: FIND_LIMIT }, signal));
+    countRun.current?.abort();
+    setAllTotal(null);
+    query('npu', (ref, signal) => {
+      if (leaves) {
+        const counting = new AbortController();
+        countRun.current = counting;
+        signal.addEventListener('abort', () => counting.abort());
+        client.filter(ref, { side: 'npu', precision, unmatched, overflow, leaves: false, limit: 1 }, counting.signal).then(
+          (answer) => !counting.signal.aborted && setAllTotal(answer.total),
+          () => undefined,
+        );
+      }
+      return client.filter(ref, { side: 'npu', precision, unmatched, overflow, leaves, limit: FIND_LIMIT }, signal);
+    });
   }, [ticked, leaves, meta, buckets, query, clear]);
+  useEffect(() => () => countRun.current?.abort(), []);
 
   if (!meta || meta.graphType !== 'compare') return null;
   const toggle = (key: string) =>
@@ -56,6 +74,13 @@ export function FilterPanel() {
       </label>
     </li>
   );
+  const hidden = state.status === 'done' ? hiddenModules(leaves, state.total, allTotal) : null;
+  const hint =
+    hidden === null ? null : (
+      <p className="pb-found__hint" data-testid="filter-modules-hint" data-count={hidden}>
+        {t('filter.modulesMatch', { count: hidden })}
+      </p>
+    );
   const unmatchedColor = meta.colors.find((b) => !Array.isArray(b.value) || b.value.length === 0)?.color;
 
   return (
@@ -67,13 +92,14 @@ export function FilterPanel() {
           return box(`bucket-${i}`, 'text' in label ? label.text : t(label.key, label.vars), bucket.color);
         })}
         {box('unmatched', t('filter.unmatched'), unmatchedColor)}
-        {meta.overflowCheck && OVERFLOW_LEVELS.map((level) => box(`overflow-${level}`, t('filter.overflow', { level })))}
+        {meta.overflowCheck &&
+          OVERFLOW_LEVELS.map((level) => box(`overflow-${level}`, t('filter.overflow', { level: t(`overflow.${level}` as MessageKey) })))}
       </ul>
       <label className="pb-filter__choice">
         <input type="checkbox" data-testid="filter-leaves" checked={leaves} onChange={(e) => setLeaves(e.target.checked)} />
         <span>{t('filter.leaves')}</span>
       </label>
-      <FoundList testId="filter" state={state} onPick={pick} />
+      <FoundList testId="filter" state={state} onPick={pick} onOrder={setOrder} reveal note={hint} />
     </section>
   );
 }

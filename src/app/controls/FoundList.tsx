@@ -1,19 +1,43 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
+import type { ColorBucket } from '../../core/api/types.js';
+import { bucketColor } from '../../core/colors/buckets.js';
 import { useT } from '../i18n/i18n.js';
+import { formatPrecision } from '../panels/precisionDriver.js';
+import { useAppStore } from '../state/appStore.js';
+import { middleSplit, type FoundOrder } from './foundRows.js';
 import type { FindState } from './useFindResults.js';
+
+const NO_COLORS: ColorBucket[] = [];
+
+interface Props {
+  testId: string;
+  state: FindState;
+  onPick: (at: number) => void;
+  onOrder?: (order: FoundOrder) => void;
+  /** Shown under the count (the filter's "modules match" hint). */
+  note?: ReactNode;
+  /** Bring the results into view in the sidebar whenever a new answer arrives. */
+  reveal?: boolean;
+}
 
 /**
  * The results of a search or filter: how many, ↑/↓ to step through them (each step selects and reveals the node),
  * and the list itself. `testId` prefixes every test id (`search-count`, `search-next`, …).
  */
-export function FoundList({ testId, state, onPick }: { testId: string; state: FindState; onPick: (at: number) => void }) {
+export function FoundList({ testId, state, onPick, onOrder, note, reveal }: Props) {
   const t = useT();
   const listRef = useRef<HTMLUListElement | null>(null);
+  const boxRef = useRef<HTMLDivElement | null>(null);
+  const colors = useAppStore((s) => s.meta?.colors ?? NO_COLORS);
   const { results, total, at } = state;
 
   useEffect(() => {
     listRef.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
   }, [at]);
+  // A new answer (ticking a colour): the sidebar scrolls so the count and the list are in view.
+  useEffect(() => {
+    if (reveal && state.status === 'done') boxRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [reveal, state.status, state.exec]);
 
   if (state.status === 'idle') return null;
   if (state.status === 'busy') {
@@ -29,7 +53,7 @@ export function FoundList({ testId, state, onPick }: { testId: string; state: Fi
     onPick(at < 0 ? (delta > 0 ? 0 : results.length - 1) : (at + delta + results.length) % results.length);
   };
   return (
-    <div className="pb-found" data-testid={`${testId}-results`}>
+    <div className="pb-found" data-testid={`${testId}-results`} ref={boxRef}>
       <div className="pb-found__bar">
         <span className="pb-found__count" data-testid={`${testId}-count`} data-total={total}>
           {count}
@@ -46,15 +70,47 @@ export function FoundList({ testId, state, onPick }: { testId: string; state: Fi
           </>
         )}
       </div>
+      {note}
+      {onOrder && results.some((r) => r.precisionIndex !== null) && (
+        <label className="pb-found__order">
+          <span>{t('filter.sort')}</span>
+          <select data-testid={`${testId}-sort`} value={state.order} onChange={(e) => onOrder(e.target.value as FoundOrder)}>
+            <option value="exec">{t('filter.sortOrder')}</option>
+            <option value="severity">{t('filter.sortSeverity')}</option>
+          </select>
+        </label>
+      )}
       {results.length > 0 && (
         <ul className="pb-found__list" data-testid={`${testId}-list`} ref={listRef}>
-          {results.map((found, i) => (
-            <li key={found.id}>
-              <button type="button" className="pb-found__item" data-found-id={found.id} aria-current={i === at} title={found.id} onClick={() => onPick(i)}>
-                {found.id}
-              </button>
-            </li>
-          ))}
+          {results.map((found, i) => {
+            const { head, tail } = middleSplit(found.id);
+            const value = found.precisionIndex;
+            const color = value === null ? null : bucketColor(colors, value);
+            return (
+              <li key={found.id}>
+                <button
+                  type="button"
+                  className="pb-found__item"
+                  data-found-id={found.id}
+                  data-precision={value ?? undefined}
+                  aria-current={i === at}
+                  title={value === null ? found.id : `${found.id}\n${t('info.precision')}: ${value}`}
+                  onClick={() => onPick(i)}
+                >
+                  <span className="pb-found__name">
+                    <span className="pb-found__head">{head}</span>
+                    {tail && <span className="pb-found__tail">{tail}</span>}
+                  </span>
+                  {value !== null && (
+                    <span className="pb-found__value">
+                      {color && <span className="pb-swatch pb-found__swatch" data-color={color} style={{ backgroundColor: color }} />}
+                      {formatPrecision(value)}
+                    </span>
+                  )}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       )}
     </div>

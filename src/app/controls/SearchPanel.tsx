@@ -15,7 +15,7 @@ export function SearchPanel() {
   const meta = useAppStore((s) => s.meta);
   const [side, setSide] = useState<Side>('npu');
   const [text, setText] = useState('');
-  const { state, query, clear, pick } = useFindResults();
+  const { state, query, clear, pick, setOrder } = useFindResults();
   if (!meta) return null;
   const compare = meta.graphType === 'compare';
 
@@ -53,7 +53,7 @@ export function SearchPanel() {
           </button>
         </div>
       </form>
-      <FoundList testId="search" state={state} onPick={pick} />
+      <FoundList testId="search" state={state} onPick={pick} onOrder={setOrder} reveal />
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { FilePicker } from './FilePicker.js';
 import { FilterPanel } from './FilterPanel.js';
 import { SearchPanel } from './SearchPanel.js';
 import { LangSwitch } from './LangSwitch.js';
+import { WorstNodesPanel } from './WorstNodesPanel.js';
 
 export function Sidebar() {
   const t = useT();
@@ -28,6 +29,7 @@ export function Sidebar() {
           <SearchPanel />
           {compare && <h2 className="pb-sidebar__section">{t('sidebar.filter')}</h2>}
           <FilterPanel />
+          <WorstNodesPanel />
         </div>
       )}
       <button

@@ -3,17 +3,24 @@ import type { FindResponse, FoundNode, Side } from '../../core/api/types.js';
 import type { GraphRef } from '../api/client.js';
 import { currentGraph, describeError, selectFound } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
+import { sortFound, type FoundOrder } from './foundRows.js';
 
 /** A search or filter answer and the result the user stepped to (-1 = none yet). */
 export interface FindState {
   status: 'idle' | 'busy' | 'done';
   side: Side;
   total: number;
+  /** In the chosen order (what the list shows and `at` indexes). */
   results: FoundNode[];
+  /** The server's (execution) order. */
+  exec: FoundNode[];
   at: number;
+  order: FoundOrder;
 }
 
-const IDLE: FindState = { status: 'idle', side: 'npu', total: 0, results: [], at: -1 };
+const IDLE: FindState = { status: 'idle', side: 'npu', total: 0, results: [], exec: [], at: -1, order: 'exec' };
+
+const lowerIsWorse = () => useAppStore.getState().meta?.task === 'md5';
 
 /**
  * Runs search / filter queries for a sidebar panel: a newer query aborts the older one, another file or step
@@ -21,12 +28,13 @@ const IDLE: FindState = { status: 'idle', side: 'npu', total: 0, results: [], at
  */
 export function useFindResults() {
   const [state, setState] = useState<FindState>(IDLE);
+  const order = useRef<FoundOrder>('exec');
   const inFlight = useRef<AbortController | null>(null);
   const fileKey = useAppStore((s) => `${s.fileVersion}|${s.run}|${s.tag}|${s.step}|${s.rank}`);
 
   useEffect(() => {
     inFlight.current?.abort();
-    setState(IDLE);
+    setState({ ...IDLE, order: order.current });
   }, [fileKey]);
   useEffect(() => () => inFlight.current?.abort(), []);
 
@@ -36,15 +44,16 @@ export function useFindResults() {
     if (!ref) return;
     const controller = new AbortController();
     inFlight.current = controller;
-    setState({ ...IDLE, status: 'busy', side });
+    setState({ ...IDLE, status: 'busy', side, order: order.current });
     ask(ref, controller.signal).then(
       (answer) => {
         if (controller.signal.aborted) return;
-        setState({ status: 'done', side, total: answer.total, results: answer.results, at: -1 });
+        const results = sortFound(answer.results, order.current, lowerIsWorse());
+        setState({ status: 'done', side, total: answer.total, results, exec: answer.results, at: -1, order: order.current });
       },
       (err: unknown) => {
         if (controller.signal.aborted || (err as Error)?.name === 'AbortError') return;
-        setState(IDLE);
+        setState({ ...IDLE, order: order.current });
         useAppStore.getState().setError(describeError(err));
       },
     );
@@ -52,7 +61,17 @@ export function useFindResults() {
 
   const clear = useCallback(() => {
     inFlight.current?.abort();
-    setState(IDLE);
+    setState({ ...IDLE, order: order.current });
+  }, []);
+
+  /** Re-orders the list; the result the user stepped to stays current. */
+  const setOrder = useCallback((next: FoundOrder) => {
+    order.current = next;
+    setState((s) => {
+      const results = sortFound(s.exec, next, lowerIsWorse());
+      const current = s.results[s.at];
+      return { ...s, order: next, results, at: current ? results.indexOf(current) : -1 };
+    });
   }, []);
 
   const pick = useCallback(
@@ -65,5 +84,5 @@ export function useFindResults() {
     [state],
   );
 
-  return { state, query, clear, pick };
+  return { state, query, clear, pick, setOrder };
 }

@@ -1,9 +1,49 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
+import type { ColorBucket, NodeDetail, Task } from '../../core/api/types.js';
+import { bucketLabel } from '../controls/bucketLabel.js';
 import { usePointerDrag } from '../controls/usePointerDrag.js';
-import { useT } from '../i18n/i18n.js';
+import { useT, type MessageKey, type Translate } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { IoTable } from './IoTable.js';
 import { NodeInfoTab } from './NodeInfoTab.js';
+import { bucketOf, driverReason, formatPrecision, precisionDriver, type PrecisionDriver } from './precisionDriver.js';
+
+const OVERFLOW_NAMES = new Set(['medium', 'high', 'critical']);
+
+/** An overflow level from the file in the UI language (unknown levels verbatim). */
+export function overflowName(t: Translate, level: string): string {
+  const key = level.toLowerCase();
+  return OVERFLOW_NAMES.has(key) ? t(`overflow.${key}` as MessageKey) : level;
+}
+
+/** The rule, the marked cells and the sentence explaining them, for the NPU node of the selection. */
+function useDriver(npu: NodeDetail | null, task: Task, t: Translate): { driver: PrecisionDriver; reason: string } | null {
+  return useMemo(() => {
+    if (!npu || npu.precisionIndex === null) return null;
+    const driver = precisionDriver(npu, task);
+    const why = driverReason(driver, npu);
+    let reason = t(why.key, why.vars);
+    if (!driver.agrees && driver.computed !== null)
+      reason += `\n${t('info.driverDisagrees', { computed: formatPrecision(driver.computed), value: formatPrecision(npu.precisionIndex) })}`;
+    return { driver, reason };
+  }, [npu, task, t]);
+}
+
+/** `Precision index ■ 0.9448 [0.8, 1]` in the header: the value that colours the node, its bucket and why. */
+function PrecisionBadge({ value, colors, task, reason }: { value: number; colors: ColorBucket[]; task: Task; reason: string }) {
+  const t = useT();
+  const bucket = bucketOf(colors, value);
+  const label = bucket ? bucketLabel(bucket, task) : null;
+  const labelText = label ? ('text' in label ? label.text : t(label.key, label.vars)) : '';
+  return (
+    <span className="pb-info__precision" data-testid="info-precision" data-value={value} title={reason}>
+      <span>{t('info.precision')}</span>
+      {bucket && <span className="pb-swatch" data-testid="info-precision-swatch" data-color={bucket.color} style={{ backgroundColor: bucket.color }} />}
+      <strong data-testid="info-precision-value">{formatPrecision(value)}</strong>
+      {labelText && <span className="pb-info__bucket" data-testid="info-precision-bucket">{labelText}</span>}
+    </span>
+  );
+}
 
 type Tab = 'io' | 'node';
 
@@ -35,12 +75,23 @@ export function InfoPanel() {
   const selection = useAppStore((s) => s.selection);
   const details = useAppStore((s) => s.details);
   const compare = meta?.graphType === 'compare';
+  const task = meta?.task ?? '';
+  const driven = useDriver(compare ? details.npu : null, task, t);
+  const overflowLevel = details.npu?.overflowLevel ?? details.bench?.overflowLevel ?? null;
 
   let body;
   if (!selection && !details.loading) body = <p className="pb-info__empty">{t('info.none')}</p>;
   else if (details.loading) body = <p className="pb-info__empty">{t('info.loading')}</p>;
   else if (tab === 'io')
-    body = <IoTable npu={details.npu} bench={details.bench} compare={compare} toolTips={meta?.toolTips ?? {}} />;
+    body = (
+      <IoTable
+        npu={details.npu}
+        bench={details.bench}
+        compare={compare}
+        toolTips={meta?.toolTips ?? {}}
+        driver={driven ? { cells: driven.driver.cells, reason: driven.reason } : null}
+      />
+    );
   else body = <NodeInfoTab npu={details.npu} bench={details.bench} compare={compare} />;
 
   const npuId = details.npu?.id ?? (selection?.side === 'npu' ? selection.id : selection?.counterpartId);
@@ -64,6 +115,9 @@ export function InfoPanel() {
               <>
                 <span data-testid="info-npu-node">{t('info.npuNode', { id: npuId ?? t('info.noCounterpart') })}</span>
                 <span data-testid="info-bench-node">{t('info.benchNode', { id: benchId ?? t('info.noCounterpart') })}</span>
+                {driven && details.npu?.precisionIndex != null && (
+                  <PrecisionBadge value={details.npu.precisionIndex} colors={meta?.colors ?? []} task={task} reason={driven.reason} />
+                )}
                 <span className="pb-info__markers">
                   <span>
                     <span className="pb-dot" data-matched="true" />
@@ -77,6 +131,11 @@ export function InfoPanel() {
               </>
             ) : (
               <span data-testid="info-npu-node">{t('info.node', { id: selection.id })}</span>
+            )}
+            {overflowLevel && (
+              <span className="pb-info__overflow" data-testid="info-overflow" data-level={overflowLevel}>
+                {t('info.overflow')}: <strong>{overflowName(t, overflowLevel)}</strong>
+              </span>
             )}
           </div>
         )}

@@ -2,16 +2,19 @@ import { useMemo } from 'react';
 import type { NodeDetail } from '../../core/api/types.js';
 import { useT } from '../i18n/i18n.js';
 import { buildIoTable, cellText } from './ioRows.js';
+import { isDriverCell, type PrecisionDriver } from './precisionDriver.js';
 
 interface Props {
   npu: NodeDetail | null;
   bench: NodeDetail | null;
   compare: boolean;
   toolTips: Record<string, string>;
+  /** The NPU cells that set the node's precision index, marked in the table, with why. */
+  driver?: { cells: PrecisionDriver['cells']; reason: string } | null;
 }
 
 /** Inputs/outputs of the selected node and its counterpart, every column the items carry. */
-export function IoTable({ npu, bench, compare, toolTips }: Props) {
+export function IoTable({ npu, bench, compare, toolTips, driver }: Props) {
   const t = useT();
   const table = useMemo(() => buildIoTable(npu, bench, compare), [npu, bench, compare]);
   if (table.rows.length === 0) return <p className="pb-info__empty">{t('info.noRows')}</p>;
@@ -53,8 +56,16 @@ export function IoTable({ npu, bench, compare, toolTips }: Props) {
               {table.columns.map((col) => {
                 const text = cellText(row.item[col]);
                 const tip = toolTips[col];
+                const drives = driver && row.side === 'npu' && isDriverCell(driver.cells, row.kind, row.key, col);
+                const title = tip ? `${tip}:\n${text}` : text;
                 return (
-                  <td key={col} title={tip ? `${tip}:\n${text}` : text} data-flagged={row.flagged.has(col) ? 'true' : undefined}>
+                  <td
+                    key={col}
+                    title={drives ? `${title}\n\n${t('info.driverCell')}\n${driver.reason}` : title}
+                    data-flagged={row.flagged.has(col) ? 'true' : undefined}
+                    data-drives={drives ? 'true' : undefined}
+                    data-column={col}
+                  >
                     {text}
                   </td>
                 );

@@ -10,6 +10,8 @@ export interface IoRow {
   kind: 'input' | 'output';
   /** The item key without the `"{node id}."` prefix, e.g. `input.0`, `parameters.weight`. */
   name: string;
+  /** The item key as in the file (with the node id prefix). */
+  key: string;
   /** Whether the row has a partner on the other side; null for single-graph (build) files. */
   matched: boolean | null;
   item: IoItem;
@@ -39,7 +41,7 @@ function itemsOf(detail: NodeDetail | null, kind: 'input' | 'output'): Array<[st
 function rowOf(detail: NodeDetail, side: Side, kind: 'input' | 'output', entry: [string, IoItem], matched: boolean | null): IoRow {
   const [key, item] = entry;
   const flags = Array.isArray(item.error_key) ? item.error_key.filter((c): c is string => typeof c === 'string') : [];
-  return { side, kind, name: stripNodePrefix(key, detail.id), matched, item, flagged: new Set(flags) };
+  return { side, kind, name: stripNodePrefix(key, detail.id), key, matched, item, flagged: new Set(flags) };
 }
 
 export function buildIoTable(npu: NodeDetail | null, bench: NodeDetail | null, compare: boolean): IoTable {

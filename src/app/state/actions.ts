@@ -2,7 +2,8 @@ import type { FoundNode, NodeDetail, Side } from '../../core/api/types.js';
 import { BadAnswerError } from '../api/answers.js';
 import { ApiRequestError, client, type GraphRef } from '../api/client.js';
 import { translate } from '../i18n/i18n.js';
-import { emptyDetails, selectionKey, useAppStore, type NodeDetails, type Selection } from './appStore.js';
+import { isEmptyGraph } from './fileChoice.js';
+import { emptyDetails, selectionKey, useAppStore, type GraphFormat, type NodeDetails, type Selection } from './appStore.js';
 
 /**
  * The shell's async work: list files, open one, load the records behind a selection. Components call these; the
@@ -27,6 +28,7 @@ export function counterpartFromLink(link: string[]): { id: string | null; path: 
 export function describeError(err: unknown): string {
   const lang = get().lang;
   if (err instanceof ApiRequestError) {
+    if (err.unreachable) return err.message;
     return err.status === 0
       ? translate(lang, 'error.network', { message: err.message })
       : translate(lang, 'error.http', { status: err.status, message: err.message });
@@ -40,29 +42,80 @@ function report(err: unknown): void {
   get().setError(describeError(err));
 }
 
-export async function loadRuns(): Promise<void> {
+/** The last "cannot reach the server" banner set by the run-list poll, cleared by the poll once the server is back. */
+let pollBanner: string | null = null;
+
+/**
+ * Lists the runs. `poll` = the periodic reload: the list is replaced only when it changed (the open file and
+ * selection are untouched either way), an unreachable server is said once in the banner and the banner is
+ * cleared when the server answers again.
+ */
+export async function loadRuns(opts: { poll?: boolean } = {}): Promise<void> {
   try {
     const listing = await client.runs();
-    set({ runs: listing.runs, logdir: listing.logdir, runsLoaded: true });
+    const s = get();
+    if (!opts.poll || JSON.stringify(listing.runs) !== JSON.stringify(s.runs) || listing.logdir !== s.logdir) {
+      set({ runs: listing.runs, logdir: listing.logdir, runsLoaded: true });
+    }
+    if (pollBanner !== null && get().error === pollBanner) get().setError(null);
+    pollBanner = null;
   } catch (err) {
     set({ runsLoaded: true });
-    report(err);
+    if (!opts.poll) return report(err);
+    if ((err as Error)?.name === 'AbortError' || (get().error !== null && get().error !== pollBanner)) return;
+    pollBanner = describeError(err);
+    get().setError(pollBanner);
   }
 }
 
+export interface FileChoice {
+  run: string;
+  tag: string;
+  format: GraphFormat;
+}
+
+/** The first file of `run` that can be opened (else its first file), or null when the run lists none. */
+export function firstFileOfRun(run: string): FileChoice | null {
+  const entry = get().runs.find((r) => r.run === run);
+  const first = entry?.tags.find((t) => t.error === null) ?? entry?.tags[0];
+  return entry && first ? { run: entry.run, tag: first.tag, format: first.format } : null;
+}
+
 /** The first file that can be opened, for a fresh page without a link. */
-export function firstOpenableFile(): { run: string; tag: string } | null {
+export function firstOpenableFile(): FileChoice | null {
   for (const entry of get().runs) {
     const ok = entry.tags.find((t) => t.error === null);
-    if (ok) return { run: entry.run, tag: ok.tag };
+    if (ok) return { run: entry.run, tag: ok.tag, format: ok.format };
   }
   return null;
 }
 
+/**
+ * A link names a run that is not listed (or lists no file): nothing is opened, the picker shows no run as chosen
+ * and the banner says why.
+ */
+export function showMissingRun(run: string, reason: 'unknownRun' | 'runEmpty'): void {
+  openSeq++;
+  set((s) => ({
+    run,
+    tag: null,
+    format: null,
+    step: null,
+    rank: null,
+    micro: -1,
+    meta: null,
+    metaLoading: false,
+    selection: null,
+    details: emptyDetails,
+    fileVersion: s.fileVersion + 1,
+    error: translate(s.lang, reason === 'unknownRun' ? 'error.unknownRun' : 'error.runEmpty', { run }),
+  }));
+}
+
 /** The open graph as the graph routes name it (file plus `.vis.db` step and rank). */
 export function currentGraph(): GraphRef | null {
-  const { run, tag, step, rank } = get();
-  return run === null || tag === null ? null : { run, tag, step, rank };
+  const { run, tag, format, step, rank } = get();
+  return run === null || tag === null ? null : { run, tag, format, step, rank };
 }
 
 let openSeq = 0;
@@ -75,14 +128,16 @@ let openSeq = 0;
 export async function openFile(
   run: string,
   tag: string,
-  opts: { micro?: number; step?: number | null; rank?: number | null } = {},
+  opts: { micro?: number; step?: number | null; rank?: number | null; format?: GraphFormat | null } = {},
 ): Promise<boolean> {
   const seq = ++openSeq;
   const step = opts.step ?? null;
   const rank = opts.rank ?? null;
+  const format = opts.format ?? null;
   set((s) => ({
     run,
     tag,
+    format,
     step,
     rank,
     micro: opts.micro ?? -1,
@@ -94,7 +149,7 @@ export async function openFile(
     fileVersion: s.fileVersion + 1,
   }));
   try {
-    const meta = await client.meta({ run, tag, step, rank });
+    const meta = await client.meta({ run, tag, format, step, rank });
     if (seq !== openSeq) return false;
     set((s) => ({ meta, metaLoading: false, micro: s.micro < meta.microSteps ? s.micro : -1 }));
     return true;
@@ -164,7 +219,12 @@ function sameSelection(a: Selection, b: Selection): boolean {
  * Selects a node known only by side and id (deep links): the panes then reveal it from `path`, opening split
  * groups at `positions` (the link's `pos=`).
  */
-export async function revealNode(side: Side, id: string, positions?: number[]): Promise<boolean> {
+export async function revealNode(
+  side: Side,
+  id: string,
+  positions?: number[],
+  opts: { quiet?: boolean } = {},
+): Promise<boolean> {
   const version = get().fileVersion;
   set({ details: { ...emptyDetails, loading: true } });
   try {
@@ -174,8 +234,8 @@ export async function revealNode(side: Side, id: string, positions?: number[]): 
     return true;
   } catch (err) {
     if (get().fileVersion !== version) return false;
-    set({ details: emptyDetails });
-    report(err);
+    set({ details: opts.quiet ? emptyDetails : { ...emptyDetails, error: describeError(err) } });
+    if (!opts.quiet || !(err instanceof ApiRequestError && err.status === 404)) report(err);
     return false;
   }
 }
@@ -206,7 +266,7 @@ export function startDetailLoader(): () => void {
       },
       (err) => {
         if (selectionKey(get().selection) !== key) return;
-        set({ details: { ...emptyDetails, key } });
+        set({ details: { ...emptyDetails, key, error: describeError(err) } });
         report(err);
       },
     );
@@ -217,4 +277,18 @@ export function startDetailLoader(): () => void {
 export function selectFound(side: Side, found: FoundNode): void {
   const link = get().meta?.graphType === 'compare' ? counterpartFromLink(found.matchedNodeLink) : { id: null, path: [] };
   get().select({ side, id: found.id, counterpartId: link.id, path: found.path, counterpartPath: link.path });
+}
+
+/**
+ * Another step / rank of the open `.vis.db` (issue 14 item 5): the graph is re-opened, and the selected node is
+ * selected again there when that graph has it (a node missing there is dropped without a banner). Returns whether
+ * the selection was kept.
+ */
+export async function switchGraph(at: { step: number | null; rank: number | null }): Promise<boolean> {
+  const { run, tag, format, micro, selection } = get();
+  if (run === null || tag === null) return false;
+  if (!(await openFile(run, tag, { ...at, format, micro }))) return false;
+  const meta = get().meta;
+  if (!selection || !meta || isEmptyGraph(meta)) return false;
+  return revealNode(selection.side, selection.id, selection.positions, { quiet: true });
 }

@@ -29,6 +29,8 @@ export interface Selection {
 
 export type Lang = 'en' | 'zh-CN';
 
+export type GraphFormat = 'vis' | 'db';
+
 /** The full records behind the info panel, by side (the selected node and its counterpart). */
 export interface NodeDetails {
   /** `${side}:${id}|${counterpartId}` of the selection these records belong to, so stale answers are dropped. */
@@ -36,6 +38,8 @@ export interface NodeDetails {
   npu: NodeDetail | null;
   bench: NodeDetail | null;
   loading: boolean;
+  /** Why the records could not be loaded (server gone, node missing), shown in the info panel; null = no problem. */
+  error?: string | null;
 }
 
 export interface AppState {
@@ -45,6 +49,8 @@ export interface AppState {
   runsLoaded: boolean;
   run: string | null;
   tag: string | null;
+  /** Which file when a `.vis` and a `.vis.db` share run and tag; null = the server's choice (the `.vis`). */
+  format: GraphFormat | null;
   /** `.vis.db` graph selectors; null = the file's first step / rank (what the server picks without a parameter). */
   step: number | null;
   rank: number | null;
@@ -85,6 +91,7 @@ export const useAppStore = create<AppState>()((set) => ({
   runsLoaded: false,
   run: null,
   tag: null,
+  format: null,
   step: null,
   rank: null,
   micro: -1,

@@ -25,6 +25,30 @@ function applyLang(lang: Lang): void {
   }
 }
 
+/** How often the run list is asked for again while the page is visible (files added to the log dir appear). */
+export const RUNS_POLL_MS = 5000;
+
+/**
+ * Reloads the run list every RUNS_POLL_MS while the tab is visible, and at once when it becomes visible again.
+ * The open file and selection stay as they are (loadRuns replaces only the list, and only when it changed).
+ */
+export function startRunsPolling(intervalMs = RUNS_POLL_MS): () => void {
+  let busy = false;
+  const poll = () => {
+    if (busy || document.visibilityState !== 'visible' || !useAppStore.getState().runsLoaded) return;
+    busy = true;
+    void loadRuns({ poll: true }).finally(() => {
+      busy = false;
+    });
+  };
+  const timer = window.setInterval(poll, intervalMs);
+  document.addEventListener('visibilitychange', poll);
+  return () => {
+    window.clearInterval(timer);
+    document.removeEventListener('visibilitychange', poll);
+  };
+}
+
 /** Wires the page once: language (URL beats localStorage beats the browser's), detail loading, URL sync. */
 export function bootApp(): void {
   const fromBrowser: Lang = navigator.language.toLowerCase().startsWith('zh') ? 'zh-CN' : 'en';
@@ -40,4 +64,5 @@ export function bootApp(): void {
   setIndexingListener((indexing) => useAppStore.setState({ indexing }));
   startDetailLoader();
   void startUrlSync();
+  startRunsPolling();
 }

@@ -2,13 +2,15 @@ import type { Side } from '../../core/api/types.js';
 import type { Lang } from './appStore.js';
 
 /**
- * The view as a link: `#graphs?run=…&tag=…&step=…&rank=…&micro=…&side=…&node=…&pos=…&lang=…`. Pure parse/format
+ * The view as a link: `#graphs?run=…&tag=…&format=…&step=…&rank=…&micro=…&side=…&node=…&pos=…&lang=…`. Pure parse/format
  * so it is unit-tested without a browser; urlSync.ts applies it to the store and writes it back.
  */
 export interface HashState {
   page: 'graphs';
   run: string | null;
   tag: string | null;
+  /** `vis` | `db`: which of a same-name `.vis` / `.vis.db` pair; null = the server's choice (omitted). */
+  format: 'vis' | 'db' | null;
   /** `.vis.db` step and rank; null = the file's first (written by omitting the key). */
   step: number | null;
   rank: number | null;
@@ -25,6 +27,7 @@ export const emptyHashState: HashState = {
   page: 'graphs',
   run: null,
   tag: null,
+  format: null,
   step: null,
   rank: null,
   micro: -1,
@@ -52,10 +55,12 @@ export function parseHash(hash: string): HashState {
   const microText = params.get('micro');
   const micro = microText === null || microText === '' || microText.toLowerCase() === 'all' ? -1 : Number(microText);
   const lang = params.get('lang');
+  const format = params.get('format');
   return {
     page: 'graphs',
     run: params.get('run'),
     tag: params.get('tag'),
+    format: format === 'vis' || format === 'db' ? format : null,
     step: intOrNull(params.get('step')),
     rank: intOrNull(params.get('rank')),
     micro: Number.isInteger(micro) && micro >= -1 ? micro : -1,
@@ -70,6 +75,7 @@ export function formatHash(state: HashState): string {
   const params = new URLSearchParams();
   if (state.run !== null) params.set('run', state.run);
   if (state.tag !== null) params.set('tag', state.tag);
+  if (state.format !== null) params.set('format', state.format);
   if (state.step !== null) params.set('step', String(state.step));
   if (state.rank !== null) params.set('rank', String(state.rank));
   if (state.micro >= 0) params.set('micro', String(state.micro));

@@ -1,4 +1,4 @@
-import { firstOpenableFile, loadRuns, openFile, revealNode } from './actions.js';
+import { firstFileOfRun, firstOpenableFile, loadRuns, openFile, revealNode, showMissingRun } from './actions.js';
 import { useAppStore, type AppState } from './appStore.js';
 import { formatHash, parseHash, type HashState } from './url.js';
 
@@ -7,11 +7,14 @@ import { formatHash, parseHash, type HashState } from './url.js';
  * While a hash is being applied the intermediate states are not written back, so the link being restored is not
  * overwritten by a half-restored view.
  */
-export function hashFromState(s: Pick<AppState, 'run' | 'tag' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>): HashState {
+export function hashFromState(
+  s: Pick<AppState, 'run' | 'tag' | 'format' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>,
+): HashState {
   return {
     page: 'graphs',
     run: s.run,
     tag: s.tag,
+    format: s.tag === null ? null : s.format,
     step: s.step,
     rank: s.rank,
     micro: s.micro,
@@ -38,10 +41,31 @@ export async function applyHash(target: HashState): Promise<void> {
   try {
     const s = useAppStore.getState();
     if (target.lang && target.lang !== s.lang) s.setLang(target.lang);
-    if (!target.run || !target.tag) return;
-    if (target.run !== s.run || target.tag !== s.tag || target.step !== s.step || target.rank !== s.rank) {
-      const opts = { micro: target.micro, step: target.step, rank: target.rank };
-      if (!(await openFile(target.run, target.tag, opts))) return;
+    if (!target.run) return;
+    if (!target.tag) {
+      // `run=` alone: that run's first file, never another run's; a run not listed is said, not replaced.
+      const known = s.runs.some((r) => r.run === target.run);
+      const first = firstFileOfRun(target.run);
+      if (!first) {
+        showMissingRun(target.run, known ? 'runEmpty' : 'unknownRun');
+        return;
+      }
+      target = { ...target, tag: first.tag, format: first.format };
+    } else if (!s.runs.some((r) => r.run === target.run)) {
+      showMissingRun(target.run, 'unknownRun');
+      return;
+    }
+    const tag = target.tag!;
+    if (
+      target.run !== s.run ||
+      tag !== s.tag ||
+      target.format !== s.format ||
+      target.step !== s.step ||
+      target.rank !== s.rank ||
+      !s.meta
+    ) {
+      const opts = { micro: target.micro, step: target.step, rank: target.rank, format: target.format };
+      if (!(await openFile(target.run!, tag, opts))) return;
     } else if (target.micro !== s.micro) {
       s.setMicro(target.micro);
     }
@@ -63,6 +87,7 @@ export async function startUrlSync(): Promise<void> {
     if (
       state.run === prev.run &&
       state.tag === prev.tag &&
+      state.format === prev.format &&
       state.step === prev.step &&
       state.rank === prev.rank &&
       state.micro === prev.micro &&
@@ -70,7 +95,13 @@ export async function startUrlSync(): Promise<void> {
       state.lang === prev.lang
     )
       return;
-    writeHash(state.run !== prev.run || state.tag !== prev.tag || state.step !== prev.step || state.rank !== prev.rank);
+    writeHash(
+      state.run !== prev.run ||
+        state.tag !== prev.tag ||
+        state.format !== prev.format ||
+        state.step !== prev.step ||
+        state.rank !== prev.rank,
+    );
   });
   window.addEventListener('hashchange', () => {
     const target = parseHash(window.location.hash);
@@ -84,7 +115,8 @@ export async function startUrlSync(): Promise<void> {
   } finally {
     restoring--;
   }
-  if (initial.run && initial.tag) {
+  // The page's own link always wins: nothing remembered (storage, another tab) replaces the run it names.
+  if (initial.run) {
     await applyHash(initial);
     return;
   }

@@ -126,3 +126,18 @@ export interface FindResponse {
   /** At most `limit` (default 500) results; `total` counts all matches. */
   results: FoundNode[];
 }
+
+/**
+ * `GET /api/graph/worst?run&tag&side&offset&limit&order=precision|execution&step&rank` — every node of the side
+ * with a finite precision value: `precision` = worst first (ties in execution order), `execution` = the order outputs
+ * are produced (post-order: a module after its last child). Paged: `results[0]` is number `offset` of `total`.
+ */
+export interface WorstResponse {
+  total: number;
+  offset: number;
+  order: 'precision' | 'execution';
+  /** Which end of the scale is worst: `low` for md5 (0 = some md5 differs), `high` otherwise. */
+  worst: 'high' | 'low';
+  /** At most `limit` (default 100) nodes, each with its ancestors. */
+  results: FoundNode[];
+}

@@ -7,6 +7,7 @@ describe('hash links', () => {
       page: 'graphs',
       run: 'exp 1/rank_0',
       tag: 'compare_20261125220639',
+      format: 'db',
       step: 3,
       rank: 0,
       micro: 2,
