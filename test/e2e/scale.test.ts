@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache, type StoreCache } from '../../server/store/openStore.js';
 import { appDir, describeBrowser, launchBrowser, screenshotPath } from '../helpers/browser.js';
-import { bundleIndexWorker } from '../helpers/indexWorker.js';
+import { bundleIndexWorker } from '../helpers/workerBundles.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { repoRoot } from '../helpers/shared.js';
 import { writeWideVis, type WideVis } from '../helpers/wideVis.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache, type StoreCache } from '../../server/store/openStore.js';
-import { bundleFindWorker } from '../helpers/findWorker.js';
+import { bundleFindWorker } from '../helpers/workerBundles.js';
 import { rawGet } from '../helpers/httpGet.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { repoRoot } from '../helpers/shared.js';

@@ -11,7 +11,7 @@ import { createApp } from '../../server/http/app.js';
 import { StaleFileError } from '../../server/store/graphStore.js';
 import { createStoreCache, type IndexEvent, type StoreCache } from '../../server/store/openStore.js';
 import { rawGet } from '../helpers/httpGet.js';
-import { bundleIndexWorker } from '../helpers/indexWorker.js';
+import { bundleIndexWorker } from '../helpers/workerBundles.js';
 import { repoRoot } from '../helpers/shared.js';
 
 /**

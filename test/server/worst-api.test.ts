@@ -12,7 +12,7 @@ import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache, type StoreCache } from '../../server/store/openStore.js';
 import { VisJsonStore } from '../../server/store/visJson/visJsonStore.js';
-import { bundleFindWorker } from '../helpers/findWorker.js';
+import { bundleFindWorker } from '../helpers/workerBundles.js';
 import { rawGet } from '../helpers/httpGet.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { repoRoot } from '../helpers/shared.js';

@@ -12,7 +12,7 @@ import { loadKeyMappings } from '../../server/compare/mappingFiles.js';
 import { readSides } from '../../server/compare/sideReaders.js';
 import { OutputDir } from '../../server/graph/outputFiles.js';
 import { TOO_DEEP_PROBLEM } from '../../src/core/formats/dumpFileError.js';
-import { bundleCompareWorker } from '../helpers/compareWorkerBundle.js';
+import { bundleCompareWorker } from '../helpers/workerBundles.js';
 import { repoRoot } from '../helpers/shared.js';
 
 /**

@@ -15,7 +15,7 @@ import { openXlsxSink } from '../../server/compare/resultSinks.js';
 import { runCompareCommand, type CompareCommandOptions } from '../../server/compare/runCompare.js';
 import { tableHeader } from '../../src/core/compareTable/columns.js';
 import { encodeNpy } from '../../src/core/formats/npy.js';
-import { bundleCompareWorker } from '../helpers/compareWorkerBundle.js';
+import { bundleCompareWorker } from '../helpers/workerBundles.js';
 import { repoRoot, sharedDataDir } from '../helpers/shared.js';
 import { bookDifferences, readBook } from './compare-table-helpers.js';
 
