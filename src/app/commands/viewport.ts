@@ -111,3 +111,30 @@ export function keepInView(view: View, bounds: Rect, size: Size, margin = KEEP_V
   else if (top > size.height - my) y -= top - (size.height - my);
   return x === view.x && y === view.y ? view : { k: view.k, x, y };
 }
+
+/** A located node (search, filter, worst-nodes list, link) is drawn at least this wide… */
+export const READABLE_WIDTH = 120;
+/** …but a locate never zooms in further than this (a small leaf is not blown up). */
+export const READABLE_MAX_SCALE = 1;
+
+/**
+ * The view a locate jumps to (issue 14 item 7): `box` (graph coordinates) centred, at a scale where it is at least
+ * `minWidth` px wide (capped at `maxScale`; a view already that close is kept); a box larger than the pane is put
+ * top-left near the pane's corner instead. After Fit, a 4-px target becomes a readable one.
+ */
+export function locateView(
+  view: View,
+  box: Rect,
+  size: Size,
+  minWidth = READABLE_WIDTH,
+  maxScale = READABLE_MAX_SCALE,
+  margin = FIT_PADDING,
+): View {
+  const readable = box.width * view.k >= minWidth ? view.k : Math.max(view.k, Math.min(maxScale, minWidth / Math.max(1, box.width)));
+  const k = clampScale(readable);
+  const w = box.width * k;
+  const h = box.height * k;
+  const x = w + 2 * margin <= size.width ? (size.width - w) / 2 : margin;
+  const y = h + 2 * margin <= size.height ? (size.height - h) / 2 : margin;
+  return { k, x: x - box.x * k, y: y - box.y * k };
+}

@@ -94,6 +94,7 @@ export const en = {
   'info.noRows': 'This node has no inputs or outputs.',
   'info.col.side': 'Side',
   'info.col.name': 'Name',
+  'info.resizeColumn': 'Drag to resize the column {name} (arrow keys: 10 px)',
   'info.side.npu': 'NPU',
   'info.side.bench': 'Bench',
   'info.stack': 'Stack',
@@ -161,6 +162,9 @@ export const en = {
   'worst.type.fusion': 'fusion group',
   'worst.type.apiList': 'API group',
   'worst.type.other': 'type {type}',
+  'pane.sync': 'Sync',
+  'pane.syncTip': 'Expanding or collapsing a matched node also expands or collapses its counterpart on the other side',
+  'pane.expandCounterpart': 'Expand counterpart',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -92,6 +92,7 @@ export const zhCN: Record<MessageKey, string> = {
   'info.noRows': '此节点没有输入输出。',
   'info.col.side': '数据侧',
   'info.col.name': '名称',
+  'info.resizeColumn': '拖动以调整列 {name} 的宽度（方向键：10 像素）',
   'info.side.npu': '调试侧',
   'info.side.bench': '标杆侧',
   'info.stack': '堆栈信息',
@@ -159,4 +160,7 @@ export const zhCN: Record<MessageKey, string> = {
   'worst.type.fusion': '融合组',
   'worst.type.apiList': 'API 组',
   'worst.type.other': '类型 {type}',
+  'pane.sync': '同步',
+  'pane.syncTip': '展开或收起已匹配的节点时，同时展开或收起另一侧的对应节点',
+  'pane.expandCounterpart': '展开对应节点',
 };

@@ -13,6 +13,10 @@ import { usePaneText } from './paneText.js';
 import { usePanZoom } from './usePanZoom.js';
 import { useNodePointer } from './useNodePointer.js';
 import { FarCanvas } from './FarCanvas.js';
+import { useStore } from 'zustand';
+import { useT } from '../i18n/i18n.js';
+import { counterpartAction } from '../commands/syncExpand.js';
+import { applyToCounterpartPane, isPointerSelection, registerPane, syncStore } from './paneRegistry.js';
 import './graphPane.css';
 
 export interface GraphPaneProps {
@@ -51,7 +55,11 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
       sharedMeasurer,
     );
     setController(created);
-    return () => created.dispose();
+    const unregister = registerPane(created);
+    return () => {
+      unregister();
+      created.dispose();
+    };
   }, [side]);
 
   const rootId = useAppStore((s) => s.meta?.roots[side] ?? null);
@@ -68,14 +76,15 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
   // Declared after the reset so a deep link's selection is revealed in the freshly opened tree.
   useEffect(() => {
     if (!controller || !selection) return;
+    const mode = isPointerSelection(selection) ? 'visible' : 'locate';
     if (selection.side === side) {
-      void controller.reveal(selection.path, selection.id, selection.positions).then((ok) => {
+      void controller.reveal(selection.path, selection.id, selection.positions, mode).then((ok) => {
         if (ok) recordPositions(controller, selection);
       });
     } else if (selection.counterpartId !== null) {
       // Both sides usually list the same children in the same order: the selection's positions are a good first
       // guess for its counterpart (checked before use; a wrong guess costs one small request).
-      void controller.reveal(selection.counterpartPath, selection.counterpartId, selection.positions);
+      void controller.reveal(selection.counterpartPath, selection.counterpartId, selection.positions, mode);
     }
   }, [controller, side, selection, rootId, run, tag, micro, fileVersion]);
 
@@ -156,6 +165,7 @@ function PaneOverlay() {
   const busy = usePane((s) => s.layoutBusy || s.tree.loading.size > 0);
   const error = usePane((s) => s.error);
   const side = controller.side;
+  const compare = useAppStore((s) => s.meta?.graphType === 'compare');
   return (
     <>
       {busy && (
@@ -178,7 +188,69 @@ function PaneOverlay() {
         >
           {t('fit')}
         </button>
+        {compare && <SyncToggle side={side} />}
       </div>
+      <NodeMenu />
     </>
+  );
+}
+
+/** The sync-expand switch (issue 14 item 4), shared by both panes; on by default. */
+function SyncToggle({ side }: { side: Side }) {
+  const t = useT();
+  const sync = useStore(syncStore, (s) => s.sync);
+  return (
+    <label className="pb-graph-sync" title={t('pane.syncTip')}>
+      <input
+        type="checkbox"
+        data-testid={`sync-${side}`}
+        checked={sync}
+        onChange={(event) => syncStore.setState({ sync: event.target.checked })}
+      />
+      {t('pane.sync')}
+    </label>
+  );
+}
+
+/** Right-click menu on a node with a counterpart: "Expand counterpart" opens it on the other side (sync or not). */
+function NodeMenu() {
+  const controller = usePaneController();
+  const t = useT();
+  const menu = usePane((s) => s.menu);
+  const menuRef = useRef<HTMLDivElement | null>(null);
+  useEffect(() => {
+    if (!menu) return;
+    const close = (event: Event) => {
+      if (event instanceof KeyboardEvent && event.key !== 'Escape') return;
+      if (event.target instanceof Node && menuRef.current?.contains(event.target)) return;
+      controller.store.setState({ menu: null });
+    };
+    window.addEventListener('pointerdown', close, true);
+    window.addEventListener('keydown', close, true);
+    window.addEventListener('wheel', close, true);
+    return () => {
+      window.removeEventListener('pointerdown', close, true);
+      window.removeEventListener('keydown', close, true);
+      window.removeEventListener('wheel', close, true);
+    };
+  }, [menu, controller]);
+  if (!menu) return null;
+  const expandCounterpart = () => {
+    const tree = controller.store.getState().tree;
+    controller.store.setState({ menu: null });
+    applyToCounterpartPane(counterpartAction(tree, controller.side, menu.id, true, useAppStore.getState().meta));
+  };
+  return (
+    <div
+      ref={menuRef}
+      className="pb-graph-menu"
+      role="menu"
+      data-testid={`node-menu-${controller.side}`}
+      style={{ left: menu.x, top: menu.y }}
+    >
+      <button type="button" role="menuitem" data-testid={`expand-counterpart-${controller.side}`} onClick={expandCounterpart}>
+        {t('pane.expandCounterpart')}
+      </button>
+    </div>
   );
 }

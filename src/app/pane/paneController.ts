@@ -3,10 +3,10 @@ import { parseSplitId, SPLIT_THRESHOLD } from '../../core/layout/groupSplit.js';
 import { locate, sceneBounds } from '../../core/layout/scene.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
 import { DEFAULT_LAYOUT_PARAMS, type GroupLayout, type LayoutParams } from '../../core/layout/types.js';
-import { fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
+import { collapse, fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
 import { pageLoaded, placeChild, splitPath, type ChildrenPage } from '../commands/splitTree.js';
 import { childrenToFetch, treeForRoot, type TreeState } from '../commands/treeState.js';
-import { fit, initialView, keepInView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
+import { fit, initialView, keepInView, locateView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
 import { ChildLocator } from './childLocator.js';
 import { nextCullWindow } from './cullWindow.js';
 import { buildLayoutBatch } from './layoutBatch.js';
@@ -95,6 +95,7 @@ export class PaneController {
       scrollTarget: null,
       viewReady: false,
       error: null,
+      menu: null,
     });
   }
 
@@ -111,13 +112,37 @@ export class PaneController {
   }
 
   /**
+   * Opens `id` itself and its ancestors on `path` (real ids, root first), resolving split groups as reveal does,
+   * without moving the view: the other side's half of a sync-expand or of "Expand counterpart".
+   */
+  openNode(path: readonly string[], id: string): Promise<boolean> {
+    // Not sequenced like reveal: each open finishes (a file change still stops it), and none cancels a reveal.
+    const generation = this.generation;
+    this.revealsRunning++;
+    const done = (ok: boolean) => {
+      this.revealsRunning--;
+      this.settleScrollTarget();
+      return ok;
+    };
+    return this.openPath([...path, id], [], () => true, generation, true).then(done, (error: unknown) => {
+      if (generation === this.generation) this.store.setState({ error: `${id}: ${errorText(error)}` });
+      return done(false);
+    });
+  }
+
+  /** Closes `id` and everything open below it (nothing happens when it is not open). */
+  closeNode(id: string): void {
+    this.updateTree((tree) => collapse(tree, id));
+  }
+
+  /**
    * Opens the ancestors on `path` (real ids, root first) and scrolls `target` into view once it is drawn
    * (selection, deep links, search results). Inside split groups the pseudo-groups holding the target are opened
    * too: `positions` (a link's `pos=`) says which, else the group's children are searched. Resolves whether every
    * ancestor could be opened.
    */
-  reveal(path: readonly string[], target: string, positions: readonly number[] = []): Promise<boolean> {
-    this.store.setState({ scrollTarget: target });
+  reveal(path: readonly string[], target: string, positions: readonly number[] = [], mode: 'visible' | 'locate' = 'visible'): Promise<boolean> {
+    this.store.setState({ scrollTarget: target, scrollMode: mode });
     const seq = ++this.revealSeq;
     const generation = this.generation;
     this.revealsRunning++;
@@ -128,19 +153,25 @@ export class PaneController {
       this.settleScrollTarget();
       return ok;
     };
-    return this.openPath([...path, target], positions, seq, generation).then(done, (error: unknown) => {
+    return this.openPath([...path, target], positions, () => seq === this.revealSeq, generation).then(done, (error: unknown) => {
       if (generation === this.generation) this.store.setState({ error: `${target}: ${errorText(error)}` });
       return done(false);
     });
   }
 
   /** One pass per change of the tree: open what is known, place the target's next ancestor in a split group. */
-  private async openPath(chain: readonly string[], positions: readonly number[], seq: number, generation: number): Promise<boolean> {
+  private async openPath(
+    chain: readonly string[],
+    positions: readonly number[],
+    alive: () => boolean,
+    generation: number,
+    includeTarget = false,
+  ): Promise<boolean> {
     let openedBefore = 0;
     for (;;) {
-      if (generation !== this.generation || seq !== this.revealSeq) return false;
+      if (generation !== this.generation || !alive()) return false;
       const { full, unresolved } = splitPath(this.store.getState().tree, chain);
-      const opened = unresolved ? full : full.slice(0, -1);
+      const opened = unresolved || includeTarget ? full : full.slice(0, -1);
       // Only a longer path is opened again: re-opening would also retry a group whose fetch just failed, forever.
       if (opened.length > openedBefore || openedBefore === 0) this.updateTree((tree) => reveal(tree, opened));
       openedBefore = opened.length;
@@ -303,14 +334,15 @@ export class PaneController {
    * unknown id), it is dropped.
    */
   private settleScrollTarget(): void {
-    const { scrollTarget, layouts, tree, size, view, layoutBusy, viewReady } = this.store.getState();
+    const { scrollTarget, scrollMode, layouts, tree, size, view, layoutBusy, viewReady } = this.store.getState();
     if (scrollTarget === null || tree.rootId === null) return;
     const box = locate(layouts, tree.parentOf, tree.rootId, scrollTarget);
     const settling =
       layoutBusy || this.revealsRunning > 0 || tree.dirty.size > 0 || tree.loading.size > 0 || childrenToFetch(tree).length > 0;
     if (box && viewReady && !settling) {
       this.store.setState({ scrollTarget: null });
-      const next = scrollIntoView(view, box, size);
+      // A locate (search, filter, worst nodes, link) centres the node at a readable zoom (issue 14 item 7).
+      const next = scrollMode === 'locate' ? locateView(view, box, size) : scrollIntoView(view, box, size);
       if (next !== view) this.setView(next);
     } else if (!box && !settling) {
       this.store.setState({ scrollTarget: null });

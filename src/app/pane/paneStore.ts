@@ -20,10 +20,14 @@ export interface PaneState {
   cullWindow: Rect;
   /** Set by reveal; cleared once the node has been brought into view (or cannot be). */
   scrollTarget: string | null;
+  /** How the scroll target is brought into view: 'visible' scrolls only if needed; 'locate' centres it readably. */
+  scrollMode: 'visible' | 'locate';
   /** False until the first root layout has set the opening view. */
   viewReady: boolean;
   /** Last problem loading or laying out, shown in the pane. */
   error: string | null;
+  /** The node context menu (right click), in pane pixels; null when closed. */
+  menu: { id: string; x: number; y: number } | null;
 }
 
 export type PaneStore = StoreApi<PaneState>;
@@ -38,7 +42,9 @@ export function createPaneStore(side: Side): PaneStore {
     size: { width: 0, height: 0 },
     cullWindow: { x: 0, y: 0, width: 0, height: 0 },
     scrollTarget: null,
+    scrollMode: 'visible',
     viewReady: false,
     error: null,
+    menu: null,
   }));
 }

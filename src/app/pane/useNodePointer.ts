@@ -7,6 +7,8 @@ import type { TreeState } from '../commands/treeState.js';
 import { useAppStore, type Selection } from '../state/appStore.js';
 import { FAR_SCALE } from './canvasPaint.js';
 import type { PaneController } from './paneController.js';
+import { applyToCounterpartPane, markPointerSelection, syncStore } from './paneRegistry.js';
+import { counterpartAction, isOpenOrOpening } from '../commands/syncExpand.js';
 
 /**
  * Click selects, double click expands or collapses. The node is the SVG element under the pointer, or, at far zoom
@@ -29,6 +31,7 @@ export function useNodePointer(svgRef: RefObject<SVGSVGElement | null>, controll
       // A pseudo-group is no node of the file: nothing to select, it only opens and closes.
       if (id === null || isSplitId(id)) return;
       const app = useAppStore.getState();
+      markPointerSelection(controller.side, id);
       app.select(selectionFor(controller.store.getState().tree, controller.side, id, app.meta));
     };
     const onDoubleClick = (event: MouseEvent) => {
@@ -36,12 +39,26 @@ export function useNodePointer(svgRef: RefObject<SVGSVGElement | null>, controll
       if (id === null) return;
       event.preventDefault();
       controller.toggle(id);
+      if (!syncStore.getState().sync) return;
+      const tree = controller.store.getState().tree;
+      applyToCounterpartPane(counterpartAction(tree, controller.side, id, isOpenOrOpening(tree, id), useAppStore.getState().meta));
+    };
+    const onContextMenu = (event: MouseEvent) => {
+      const id = nodeAt(event);
+      const { tree } = controller.store.getState();
+      // Only a node with a counterpart gets the menu; elsewhere the browser's own menu stays.
+      if (id === null || !counterpartAction(tree, controller.side, id, true, useAppStore.getState().meta)) return;
+      event.preventDefault();
+      const box = svg.getBoundingClientRect();
+      controller.store.setState({ menu: { id, x: event.clientX - box.left, y: event.clientY - box.top } });
     };
     svg.addEventListener('click', onClick);
     svg.addEventListener('dblclick', onDoubleClick);
+    svg.addEventListener('contextmenu', onContextMenu);
     return () => {
       svg.removeEventListener('click', onClick);
       svg.removeEventListener('dblclick', onDoubleClick);
+      svg.removeEventListener('contextmenu', onContextMenu);
     };
   }, [svgRef, controller]);
 }

@@ -5,6 +5,7 @@ import { usePointerDrag } from '../controls/usePointerDrag.js';
 import { useT, type MessageKey, type Translate } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { IoTable } from './IoTable.js';
+import type { ColumnWidths } from './ioRows.js';
 import { NodeInfoTab } from './NodeInfoTab.js';
 import { bucketOf, driverReason, formatPrecision, precisionDriver, type PrecisionDriver } from './precisionDriver.js';
 
@@ -78,6 +79,10 @@ export function InfoPanel() {
   const task = meta?.task ?? '';
   const driven = useDriver(compare ? details.npu : null, task, t);
   const overflowLevel = details.npu?.overflowLevel ?? details.bench?.overflowLevel ?? null;
+  // Column widths dragged in the table, kept while the same file is open (any node, either tab) and dropped with it.
+  const fileKey = useAppStore((s) => `${s.run}\u0000${s.tag}\u0000${s.format ?? ''}`);
+  const [columnWidths, setColumnWidths] = useState<{ file: string; widths: ColumnWidths }>({ file: '', widths: {} });
+  const widths = columnWidths.file === fileKey ? columnWidths.widths : {};
 
   let body;
   if (!selection && !details.loading) body = <p className="pb-info__empty">{t('info.none')}</p>;
@@ -90,6 +95,8 @@ export function InfoPanel() {
         compare={compare}
         toolTips={meta?.toolTips ?? {}}
         driver={driven ? { cells: driven.driver.cells, reason: driven.reason } : null}
+        widths={widths}
+        onWidths={(next) => setColumnWidths({ file: fileKey, widths: next })}
       />
     );
   else body = <NodeInfoTab npu={details.npu} bench={details.bench} compare={compare} />;
@@ -113,8 +120,12 @@ export function InfoPanel() {
           <div className="pb-info__nodes" data-testid="info-nodes">
             {compare ? (
               <>
-                <span data-testid="info-npu-node">{t('info.npuNode', { id: npuId ?? t('info.noCounterpart') })}</span>
-                <span data-testid="info-bench-node">{t('info.benchNode', { id: benchId ?? t('info.noCounterpart') })}</span>
+                <span className="pb-info__node" data-testid="info-npu-node" title={npuId ?? undefined}>
+                  {t('info.npuNode', { id: npuId ?? t('info.noCounterpart') })}
+                </span>
+                <span className="pb-info__node" data-testid="info-bench-node" title={benchId ?? undefined}>
+                  {t('info.benchNode', { id: benchId ?? t('info.noCounterpart') })}
+                </span>
                 {driven && details.npu?.precisionIndex != null && (
                   <PrecisionBadge value={details.npu.precisionIndex} colors={meta?.colors ?? []} task={task} reason={driven.reason} />
                 )}
@@ -130,7 +141,9 @@ export function InfoPanel() {
                 </span>
               </>
             ) : (
-              <span data-testid="info-npu-node">{t('info.node', { id: selection.id })}</span>
+              <span className="pb-info__node" data-testid="info-npu-node" title={selection.id}>
+                {t('info.node', { id: selection.id })}
+              </span>
             )}
             {overflowLevel && (
               <span className="pb-info__overflow" data-testid="info-overflow" data-level={overflowLevel}>

@@ -76,3 +76,51 @@ export function cellText(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   return JSON.stringify(value);
 }
+
+/** A number as msprobe writes one: `1.5`, `-3e-05`, `0.0%`, `nan`, `inf`, `-inf`. */
+const NUMBER_TEXT = /^[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?%?|nan|inf(?:inity)?)$/i;
+/** Placeholders msprobe puts in numeric columns; they neither make a column textual nor numeric. */
+const PLACEHOLDERS = new Set(['', 'N/A', 'n/a', '-', 'None', 'null', 'unsupported', 'Nan']);
+
+export function isNumberText(text: string): boolean {
+  return NUMBER_TEXT.test(text.trim());
+}
+
+/**
+ * The columns whose cells are numbers (right-aligned, tabular digits): every value that is not a placeholder reads as a
+ * number, and at least one does. Shapes (`[1, 2]`), dtypes and the like stay text.
+ */
+export function numericColumns(table: IoTable): Set<string> {
+  const numeric = new Set<string>();
+  for (const col of table.columns) {
+    let any = false;
+    let all = true;
+    for (const row of table.rows) {
+      const text = cellText(row.item[col]).trim();
+      if (PLACEHOLDERS.has(text)) continue;
+      if (isNumberText(text)) any = true;
+      else {
+        all = false;
+        break;
+      }
+    }
+    if (any && all) numeric.add(col);
+  }
+  return numeric;
+}
+
+/** Column widths in CSS px by column key (`#side`, `#name` for the two fixed columns); absent = automatic. */
+export type ColumnWidths = Readonly<Record<string, number>>;
+
+export const MIN_COLUMN_WIDTH = 32;
+
+/**
+ * The widths after dragging `column`'s right edge by `dx` px from a drag that began with the table's columns at
+ * `start` (every column measured, so the other columns keep their width while the table switches to fixed layout).
+ * The dragged column never goes below MIN_COLUMN_WIDTH.
+ */
+export function resizeColumn(start: ColumnWidths, column: string, dx: number, min = MIN_COLUMN_WIDTH): Record<string, number> {
+  const from = start[column];
+  if (from === undefined || !Number.isFinite(dx)) return { ...start };
+  return { ...start, [column]: Math.max(min, Math.round(from + dx)) };
+}
