@@ -2,7 +2,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { GraphType } from '../../src/core/api/types.js';
 import { GraphFileError, LockedFileError, StaleFileError, type GraphStore } from './graphStore.js';
 import { createFindPool, defaultFindWorkerScript, type FindRequest } from './findPool.js';
-import { dbStamp } from './visDb/openDb.js';
+import { asFileError, dbStamp } from './visDb/openDb.js';
 import { VisDbStore } from './visDb/visDbStore.js';
 import { buildVisIndex, VisIndexError } from './visJsonIndex/buildIndex.js';
 import { bufferSource } from './visJsonIndex/byteSource.js';
@@ -244,7 +244,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
         try {
           return { graphType: known.store.meta().graphType, error: null };
         } catch (e) {
-          return { graphType: null, error: damaged(ref, e) };
+          return { graphType: null, error: asFileError(ref.relPath, e) };
         }
       }
       const hit = probes.get(ref.absPath);
@@ -255,7 +255,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
         store = new VisDbStore(ref.absPath, named(ref));
         probe = { graphType: store.meta().graphType, error: null };
       } catch (e) {
-        probe = { graphType: null, error: damaged(ref, e) };
+        probe = { graphType: null, error: asFileError(ref.relPath, e) };
       } finally {
         store?.close();
       }
@@ -273,12 +273,6 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       probes.clear();
     },
   };
-}
-
-/** Any failure of a `.vis.db` as that file's one-line error (an engine exception names no file). */
-function damaged(ref: GraphFileRef, e: unknown): GraphFileError {
-  if (e instanceof GraphFileError) return e;
-  return new GraphFileError(ref.relPath, `the database is damaged: ${e instanceof Error ? e.message : String(e)}`);
 }
 
 /** What a store names in errors and meta. */

@@ -3,11 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDumps } from '../../bench/dumpgen/generate.mjs';
-import { registerCompareCommand } from '../../server/cli/compare.js';
-import { registerGraphCommand } from '../../server/cli/graph.js';
-import { runCli, type CliIo } from '../../server/cli/program.js';
-import { registerTensorCommand } from '../../server/cli/tensor.js';
 import { encodeNpy } from '../../src/core/formats/npy.js';
+import { runCommandLine } from '../helpers/cliRun.js';
 import { pickleTensor, ptBytes } from '../helpers/torchPt.js';
 import { fuzzSeeds, fuzzTimeout, mutateBytes, mutateText, pick, rng, tallyLine, type FuzzTally, type Rand } from './mutate.js';
 
@@ -30,14 +27,7 @@ beforeAll(() => {
   generateDumps({ out: base, layers: 1, bench: true, stackFrames: 4, dims: { seq: 4, hidden: 8, heads: 2, ffn: 16, vocab: 16 } });
 });
 
-async function cli(argv: string[]): Promise<{ code: number; err: string; ms: number }> {
-  let err = '';
-  const io: CliIo = { out: () => undefined, err: (t) => (err += t) };
-  const t0 = performance.now();
-  const registrars = [(p: never) => registerGraphCommand(p, io), (p: never) => registerCompareCommand(p, io), (p: never) => registerTensorCommand(p, io)];
-  const code = await runCli(argv, registrars as never, io);
-  return { code, err, ms: performance.now() - t0 };
-}
+const cli = (argv: string[]) => runCommandLine(argv);
 
 /** A fresh copy of the generated dumps with one file of the NPU side replaced. */
 function caseDir(tag: string, seed: number): string {

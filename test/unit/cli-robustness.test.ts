@@ -4,15 +4,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
-import { registerCompareCommand } from '../../server/cli/compare.js';
-import { registerGraphCommand } from '../../server/cli/graph.js';
 import { runCli, type CliIo } from '../../server/cli/program.js';
-import { registerTensorCommand } from '../../server/cli/tensor.js';
 import { loadKeyMappings } from '../../server/compare/mappingFiles.js';
 import { readSides } from '../../server/compare/sideReaders.js';
 import { OutputDir } from '../../server/graph/outputFiles.js';
 import { TOO_DEEP_PROBLEM } from '../../src/core/formats/dumpFileError.js';
 import { bundleCompareWorker } from '../helpers/workerBundles.js';
+import { runCommandLine } from '../helpers/cliRun.js';
 import { repoRoot } from '../helpers/shared.js';
 
 /**
@@ -24,20 +22,7 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'pb-cli-robust-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const fixtures = path.join(repoRoot, 'test/fixtures/compare-table');
 
-async function cli(argv: string[], cwd = work): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t) };
-  const prev = process.cwd();
-  process.chdir(cwd);
-  try {
-    const registrars = [(p: never) => registerCompareCommand(p, io), registerGraphCommand, (p: never) => registerTensorCommand(p, io)];
-    const code = await runCli(argv, registrars as never, io);
-    return { code, out, err };
-  } finally {
-    process.chdir(prev);
-  }
-}
+const cli = (argv: string[], cwd = work) => runCommandLine(argv, cwd);
 
 let caseN = 0;
 /** A copy of the statistics dump pair fixture in a fresh directory. */

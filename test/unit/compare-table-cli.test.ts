@@ -4,10 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { Writable } from 'node:stream';
-import { registerCompareCommand } from '../../server/cli/compare.js';
 import { RunInterrupted } from '../../server/interrupt.js';
 import { runCli, type CliIo } from '../../server/cli/program.js';
-import { registerTensorCommand } from '../../server/cli/tensor.js';
 import { CompareProgressBar } from '../../server/compare/compareProgress.js';
 import { readSide } from '../../server/compare/readSide.js';
 import { readSides } from '../../server/compare/sideReaders.js';
@@ -16,6 +14,7 @@ import { runCompareCommand, type CompareCommandOptions } from '../../server/comp
 import { tableHeader } from '../../src/core/compareTable/columns.js';
 import { encodeNpy } from '../../src/core/formats/npy.js';
 import { bundleCompareWorker } from '../helpers/workerBundles.js';
+import { runCommandLine } from '../helpers/cliRun.js';
 import { repoRoot, sharedDataDir } from '../helpers/shared.js';
 import { bookDifferences, readBook } from './compare-table-helpers.js';
 
@@ -28,20 +27,7 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'pb-compare-cli-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const fixtures = path.join(repoRoot, 'test/fixtures/compare-table');
 
-async function cli(argv: string[], cwd = work): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t) };
-  const prev = process.cwd();
-  // Relative paths on the command line resolve against the current directory, as msprobe's do.
-  process.chdir(cwd);
-  try {
-    const code = await runCli(argv, [(p) => registerCompareCommand(p, io), (p) => registerTensorCommand(p, io)], io);
-    return { code, out, err };
-  } finally {
-    process.chdir(prev);
-  }
-}
+const cli = (argv: string[], cwd = work) => runCommandLine(argv, cwd);
 
 /** A statistics dump pair (copied from golden pt_summary into the fixtures) in a fresh directory. */
 /** A golden compare case copied into `work/as` without its outputs; null without ../shared. */

@@ -4,7 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GraphFileError, LockedFileError } from '../graphStore.js';
-import { WorkBudgetExceeded } from '../workBudget.js';
 
 // better-sqlite3 reads this once, when its native addon loads (lazily, at the first `new Database`): URI file names
 // are the only way to pass `immutable=1`. Set when this module is evaluated, before any database is opened.
@@ -148,11 +147,9 @@ function readHeader(absPath: string, relPath: string): Buffer {
 
 /**
  * Any failure of a request on a `.vis.db` as one line naming the file: SQLite's own (dbError), and anything else a
- * damaged file can provoke (rows missing, ill-typed or NULL where the schema promises values, engine errors). Only
- * the per-request work budget passes through, for the route's 503.
+ * damaged file can provoke (rows missing, ill-typed or NULL where the schema promises values, engine errors).
  */
-export function asFileError(relPath: string, e: unknown): unknown {
-  if (e instanceof WorkBudgetExceeded) return e;
+export function asFileError(relPath: string, e: unknown): GraphFileError {
   const known = dbError(relPath, e);
   if (known instanceof GraphFileError) return known;
   return new GraphFileError(relPath, `the database is damaged: ${e instanceof Error ? e.message : String(e)}`);

@@ -6,7 +6,7 @@ import { filterIsOpen, type FilterQuery, type GraphSelector, type SearchQuery } 
 import { GraphFileError, UnknownGraphError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { toInt } from '../visJson/nodeRecord.js';
 import { colorBuckets, toolTips } from '../visJson/visJsonStore.js';
-import { checkBudget } from '../workBudget.js';
+import { checkBudget, WorkBudgetExceeded } from '../workBudget.js';
 import { detailColumns, DamagedRowError, foundRow, nameText, rowDetail, rowSummary, summaryColumns, type DetailRow, type SummaryRow } from './dbRows.js';
 import { readSchema, type DbSchema } from './dbSchema.js';
 import { asFileError, closeVisDb, openVisDb, type OpenedDb } from './openDb.js';
@@ -402,7 +402,8 @@ export class VisDbStore implements GraphStore {
     try {
       return fn();
     } catch (e) {
-      throw asFileError(this.o.file, e);
+      // Only the per-request work budget passes through, for the route's 503.
+      throw e instanceof WorkBudgetExceeded ? e : asFileError(this.o.file, e);
     }
   }
 }

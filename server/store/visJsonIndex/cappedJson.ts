@@ -1,7 +1,7 @@
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
 import { checkBudget } from '../workBudget.js';
 import { JsonCursor, type ByteSource } from './jsonCursor.js';
-import { skipValue } from './jsonValues.js';
+import { readLiteral, skipValue } from './jsonValues.js';
 
 /**
  * A node record read in bounded memory and time whatever its size (issue 12: one 392 MB escaped string ran the
@@ -106,28 +106,9 @@ class CappedReader {
       return ch === 0x7b ? this.object(depth) : this.array(depth);
     }
     if (ch === 0x22) return this.string();
-    // Scalars: skipValue validates, then the token's few bytes are parsed (numbers, literals).
+    // Scalars: numbers (a long token becomes a marker) and literals.
     this.room--;
-    switch (ch) {
-      case 0x74:
-        c.literal('true');
-        return true;
-      case 0x66:
-        c.literal('false');
-        return false;
-      case 0x6e:
-        c.literal('null');
-        return null;
-      case 0x4e:
-        c.literal('NaN');
-        return NaN;
-      case 0x49:
-        c.literal('Infinity');
-        return Infinity;
-      default:
-        if (ch === 0x2d || (ch >= 0x30 && ch <= 0x39)) return this.number();
-        return c.fail(`unexpected ${c.describe()}`);
-    }
+    return ch === 0x2d || (ch >= 0x30 && ch <= 0x39) ? this.number() : readLiteral(c, ch);
   }
 
   private object(depth: number): Record<string, unknown> {

@@ -88,31 +88,31 @@ export function skipValue(c: JsonCursor, depth: number): void {
 
 /** Skips a string, number or literal starting with byte ch at p. */
 function skipScalar(c: JsonCursor, ch: number): void {
+  if (ch === 0x22) c.skipString();
+  else if (ch === 0x2d || isDigit(ch)) c.readNumber();
+  else readLiteral(c, ch);
+}
+
+/** The literal (true, false, null, NaN, Infinity) starting with byte ch at p; anything else is a syntax error. */
+export function readLiteral(c: JsonCursor, ch: number): boolean | null | number {
   switch (ch) {
-    case 0x22:
-      c.skipString();
-      return;
     case 0x74:
       c.literal('true');
-      return;
+      return true;
     case 0x66:
       c.literal('false');
-      return;
+      return false;
     case 0x6e:
       c.literal('null');
-      return;
+      return null;
     case 0x4e:
       c.literal('NaN');
-      return;
+      return NaN;
     case 0x49:
       c.literal('Infinity');
-      return;
+      return Infinity;
     default:
-      if (ch === 0x2d || isDigit(ch)) {
-        c.readNumber();
-        return;
-      }
-      c.fail(`unexpected ${c.describe()}`);
+      return c.fail(`unexpected ${c.describe()}`);
   }
 }
 
@@ -128,11 +128,8 @@ export function readNumberish(c: JsonCursor, depth: number): number {
       return s.trim() !== '' ? Number(s) : NaN;
     }
     case 0x4e:
-      c.literal('NaN');
-      return NaN;
     case 0x49:
-      c.literal('Infinity');
-      return Infinity;
+      return readLiteral(c, ch) as number;
     case 0x74:
     case 0x66:
     case 0x6e:

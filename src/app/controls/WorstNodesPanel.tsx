@@ -61,34 +61,26 @@ export function WorstNodesPanel() {
       </summary>
       <p className="pb-legend__note">{t('worst.hint')}</p>
       <div className="pb-worst__controls">
-        <label className="pb-field">
-          <span className="pb-field__label">{t('worst.side')}</span>
-          <select
-            data-testid="worst-side"
-            value={side}
-            onChange={(e) => {
-              setSide(e.target.value as Side);
-              setOffset(0);
-            }}
-          >
-            <option value="npu">{t('search.sideNpu')}</option>
-            <option value="bench">{t('search.sideBench')}</option>
-          </select>
-        </label>
-        <label className="pb-field">
-          <span className="pb-field__label">{t('worst.order')}</span>
-          <select
-            data-testid="worst-order"
-            value={order}
-            onChange={(e) => {
-              setOrder(e.target.value as WorstOrder);
-              setOffset(0);
-            }}
-          >
-            <option value="precision">{t('worst.orderPrecision')}</option>
-            <option value="execution">{t('worst.orderExecution')}</option>
-          </select>
-        </label>
+        <Choice
+          label={t('worst.side')}
+          testId="worst-side"
+          value={side}
+          options={[['npu', t('search.sideNpu')], ['bench', t('search.sideBench')]]}
+          onPick={(v) => {
+            setSide(v);
+            setOffset(0);
+          }}
+        />
+        <Choice
+          label={t('worst.order')}
+          testId="worst-order"
+          value={order}
+          options={[['precision', t('worst.orderPrecision')], ['execution', t('worst.orderExecution')]]}
+          onPick={(v) => {
+            setOrder(v);
+            setOffset(0);
+          }}
+        />
       </div>
       {busy && !page && <p className="pb-found__count">{t('worst.busy')}</p>}
       {page && info && page.total === 0 && (
@@ -163,5 +155,21 @@ export function WorstNodesPanel() {
         </>
       )}
     </details>
+  );
+}
+
+/** One labelled picker of the panel's controls. */
+function Choice<V extends string>(p: { label: string; testId: string; value: V; options: Array<[V, string]>; onPick: (v: V) => void }) {
+  return (
+    <label className="pb-field">
+      <span className="pb-field__label">{p.label}</span>
+      <select data-testid={p.testId} value={p.value} onChange={(e) => p.onPick(e.target.value as V)}>
+        {p.options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
