@@ -14,15 +14,14 @@
 //   - long tasks (PerformanceObserver 'longtask') and the tab's JS heap (CDP Performance.getMetrics).
 // Prints a markdown table and writes it to bench/results/viewer-client.md. Targets: first paint ≤ 1.5 s (≤ 0.5 s for
 // .vis.db); expand p50 ≤ 100 ms, p95 ≤ 300 ms; pan ≥ 50 fps with 10,000 nodes in view; heap ≤ 500 MB at 10^6 nodes.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
-import { generateVis } from './visgen/index.mjs';
+import { largeVisFile, startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -40,7 +39,6 @@ const { values: args } = parseArgs({
 const bin = path.resolve(args.bin);
 const work = path.resolve(args.work);
 const repeat = Number(args.repeat);
-const GEN_VERSION = 1;
 const VIEWPORT = { width: 1600, height: 1000 };
 
 /** @param {string} msg @returns {never} */
@@ -58,19 +56,7 @@ async function fileFor(nodes, format) {
     const info = existsSync(marker) ? JSON.parse(readFileSync(marker, 'utf8')) : null;
     if (info?.result && existsSync(info.result.out)) return { dir: path.dirname(info.result.out), ...info.result };
   }
-  const name = `vis-${nodes}.${format === 'db' ? 'vis.db' : 'vis'}`;
-  const dir = path.join(work, `${format}-${nodes}`);
-  const out = path.join(dir, name);
-  const marker = path.join(work, `${format}-${nodes}.json`);
-  if (existsSync(out) && existsSync(marker)) {
-    const info = JSON.parse(readFileSync(marker, 'utf8'));
-    if (info.version === GEN_VERSION) return { dir, ...info.result };
-  }
-  mkdirSync(dir, { recursive: true });
-  console.error(`generating ${nodes} nodes per side (${format}) …`);
-  const result = await generateVis({ nodes, wide: true, out, format, microSteps: 2 });
-  writeFileSync(marker, JSON.stringify({ version: GEN_VERSION, result }));
-  return { dir, ...result };
+  return largeVisFile(work, nodes, format);
 }
 
 /** `probeboard serve` (this build or --bin) on a log dir. */
@@ -235,7 +221,12 @@ async function measurePan(browser, origin, tag, wideModules, cdpMetrics) {
   // The later module first: opening the earlier one then only pushes it down.
   const opened = [...wideModules].slice(0, 2).reverse();
   for (const [i, id] of opened.entries()) await expandAll(page, origin, tag, id, 5000, i === 0);
-  await page.click('[data-testid="fit-npu"]');
+  // Fit fits the width at a readable scale, then (pressed again in that view) the whole graph.
+  for (let press = 0; press < 2; press++) {
+    await page.click('[data-testid="fit-npu"]');
+    await page.waitForTimeout(100);
+    if ((await page.getAttribute('[data-testid="canvas-npu"]', 'data-active')) === 'true') break;
+  }
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="canvas-npu"]')?.getAttribute('data-drawn') ?? 0) > 0);
   await longTasks(page);
   const result = await page.evaluate(

@@ -7,14 +7,13 @@
 // the index cache warm, the server's peak RSS (VmHWM), and the time and bytes of a few API calls.
 // Prints a markdown table and writes it to bench/results/viewer-server.md. Targets: a 1 GB .vis indexed at
 // ≥ 100 MB/s with RSS ≤ 400 MB; a .vis.db answering in ≤ 0.5 s.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
-import { generateVis } from './visgen/index.mjs';
+import { largeVisFile, startServer as startServerAt, writeResults } from './lib/benchKit.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -30,7 +29,6 @@ const { values: args } = parseArgs({
 const bin = path.resolve(args.bin);
 const work = path.resolve(args.work);
 const repeat = Number(args.repeat);
-const GEN_VERSION = 2;
 
 /** @param {string} msg @returns {never} */
 function fail(msg) {
@@ -39,24 +37,7 @@ function fail(msg) {
 }
 if (!existsSync(bin)) fail(`${bin} is missing: run "npm run build" first`);
 
-/** Generates (or reuses) the file for one size and format. */
-async function fileFor(nodes, format) {
-  const name = `vis-${nodes}.${format === 'db' ? 'vis.db' : 'vis'}`;
-  const dir = path.join(work, `${format}-${nodes}`);
-  const out = path.join(dir, name);
-  const marker = path.join(work, `${format}-${nodes}.json`);
-  if (existsSync(out) && existsSync(marker)) {
-    const info = JSON.parse(readFileSync(marker, 'utf8'));
-    if (info.version === GEN_VERSION) return { dir, ...info.result };
-  }
-  mkdirSync(dir, { recursive: true });
-  console.error(`generating ${nodes} nodes per side (${format}) …`);
-  const result = await generateVis({ nodes, wide: true, out, format, microSteps: 2 });
-  // The marker sits beside, not inside, the log dir the server scans.
-  writeFileSync(marker, JSON.stringify({ version: GEN_VERSION, result }));
-  console.error(`  ${(result.bytes / 1e6).toFixed(0)} MB in ${result.seconds.toFixed(1)} s`);
-  return { dir, ...result };
-}
+const fileFor = (/** @type {number} */ nodes, /** @type {'vis' | 'db'} */ format) => largeVisFile(work, nodes, format);
 
 /** @returns {Promise<{ status: number, body: string, ms: number }>} */
 function get(port, p) {

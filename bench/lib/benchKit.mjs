@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { generateVis } from '../visgen/index.mjs';
 
 /**
  * Runs `node bin argv…` under /usr/bin/time -v when present (peak RSS and CPU of the process, worker threads
@@ -186,6 +187,33 @@ export function benchCommandLine(name, repo, cases, extra = {}) {
     work: path.resolve(typeof args.work === 'string' ? args.work : path.join(os.tmpdir(), `probeboard-bench-${name}`)),
     timeoutMs: Number(args.timeout) * 1000,
   };
+}
+
+/** Bump when the generated files change: older ones in a work dir are generated again. */
+const LARGE_VIS_VERSION = 2;
+
+/**
+ * The viewer benchmarks' large compare file (bench/visgen: wide, 2 micro steps) of `nodes` per side, generated once
+ * per work dir and reused by every benchmark pointed at that dir; its log dir holds only that file.
+ * @param {string} work @param {number} nodes @param {'vis' | 'db'} format
+ * @returns {Promise<import('../visgen/index.d.mts').VisGenResult & { dir: string }>}
+ */
+export async function largeVisFile(work, nodes, format) {
+  const name = `vis-${nodes}.${format === 'db' ? 'vis.db' : 'vis'}`;
+  const dir = path.join(work, `${format}-${nodes}`);
+  const out = path.join(dir, name);
+  const marker = path.join(work, `${format}-${nodes}.json`);
+  if (existsSync(out) && existsSync(marker)) {
+    const info = JSON.parse(readFileSync(marker, 'utf8'));
+    if (info.version === LARGE_VIS_VERSION) return { dir, ...info.result };
+  }
+  mkdirSync(dir, { recursive: true });
+  console.error(`generating ${nodes} nodes per side (${format}) …`);
+  const result = await generateVis({ nodes, wide: true, out, format, microSteps: 2 });
+  // The marker sits beside, not inside, the log dir the server scans.
+  writeFileSync(marker, JSON.stringify({ version: LARGE_VIS_VERSION, result }));
+  console.error(`  ${(result.bytes / 1e6).toFixed(0)} MB in ${result.seconds.toFixed(1)} s`);
+  return { dir, ...result };
 }
 
 /** `2026-11-26, Node v20…, 2 × AMD EPYC, 24 GB RAM`: what a results table was measured on. */

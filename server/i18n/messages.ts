@@ -10,6 +10,7 @@ export const langs: readonly Lang[] = ['en', 'zh-CN'];
 const en = {
   missingParam: 'missing query parameter "{name}"',
   badParam: 'query parameter "{name}" must be {expected}',
+  badSearch: 'search text not usable: {problem}',
   badPath: 'run/tag "{value}" is not allowed: {reason}',
   outsideLogdir: '"{value}" resolves outside the log directory',
   unknownRun: 'no run "{run}" in the log directory',
@@ -34,6 +35,7 @@ export type MessageKey = keyof typeof en;
 const zhCN: Record<MessageKey, string> = {
   missingParam: '缺少查询参数 "{name}"',
   badParam: '查询参数 "{name}" 必须是{expected}',
+  badSearch: '搜索内容无法使用：{problem}',
   badPath: '不允许的 run/tag "{value}"：{reason}',
   outsideLogdir: '"{value}" 指向日志目录之外',
   unknownRun: '日志目录中没有 run "{run}"',

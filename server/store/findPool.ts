@@ -2,9 +2,11 @@ import { Worker } from 'node:worker_threads';
 import { bundledScript } from '../workers/bundledScript.js';
 import type { FilterQuery, SearchQuery } from './findQuery.js';
 import type { WorstQuery } from './worstQuery.js';
+import { firstDivergent, type DivergentQuery } from './divergentQuery.js';
+import { heatmap, type HeatmapQuery, type OpenGraph } from './heatmapQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from './graphStore.js';
 import type { GraphFileRef } from './openStore.js';
-import { WorkBudgetExceeded, withWorkBudget } from './workBudget.js';
+import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from './workBudget.js';
 
 /**
  * Searches and filters off the server's event loop (issue 12: one slow request never stalls the others). Store calls
@@ -18,7 +20,9 @@ import { WorkBudgetExceeded, withWorkBudget } from './workBudget.js';
 export type FindRequest =
   | { kind: 'search'; query: SearchQuery }
   | { kind: 'filter'; query: FilterQuery }
-  | { kind: 'worst'; query: WorstQuery };
+  | { kind: 'worst'; query: WorstQuery }
+  | { kind: 'heatmap'; query: HeatmapQuery }
+  | { kind: 'divergent'; query: DivergentQuery };
 
 /** What the worker needs to open files as the server does (the same index cache, so large `.vis` are not re-read). */
 export interface FindWorkerData {
@@ -39,7 +43,10 @@ export interface FindJob {
 /** The worker's answer: the FindResponse as JSON text (one string crosses threads cheaply), or a typed error. */
 export type FindAnswer =
   | { id: number; json: string }
-  | { id: number; error: { type: 'file' | 'stale' | 'graph' | 'budget' | 'internal'; problem: string; step?: number; rank?: number } };
+  | {
+      id: number;
+      error: { type: 'file' | 'stale' | 'graph' | 'budget' | 'progress' | 'internal'; problem: string; step?: number; rank?: number; done?: number; total?: number };
+    };
 
 export interface FindPool {
   /** The FindResponse as JSON text; rejects as the store would (GraphFileError…, WorkBudgetExceeded). */
@@ -56,7 +63,7 @@ export function defaultFindWorkerScript(): string | null {
 }
 
 /** One search or filter as the worker (or the inline path) runs it. */
-export function runFind(store: GraphStore, request: FindRequest): string {
+export function runFind(store: GraphStore, request: FindRequest, ref: GraphFileRef, open: OpenGraph): string {
   switch (request.kind) {
     case 'search':
       return JSON.stringify(store.search(request.query));
@@ -64,11 +71,17 @@ export function runFind(store: GraphStore, request: FindRequest): string {
       return JSON.stringify(store.filter(request.query));
     case 'worst':
       return JSON.stringify(store.worst(request.query));
+    case 'divergent':
+      return JSON.stringify(firstDivergent(store, request.query));
+    case 'heatmap':
+      // Reads the run's other rank files too, opened as the routes open them (`open`).
+      return JSON.stringify(heatmap(store, ref, request.query, open));
   }
 }
 
 /** A store error as it crosses threads, and back. */
 export function encodeFindError(e: unknown): Extract<FindAnswer, { error: unknown }>['error'] {
+  if (e instanceof WorkInProgress) return { type: 'progress', problem: e.message, done: e.done, total: e.total };
   if (e instanceof WorkBudgetExceeded) return { type: 'budget', problem: e.message };
   if (e instanceof StaleFileError) return { type: 'stale', problem: e.problem };
   if (e instanceof UnknownGraphError) return { type: 'graph', problem: e.problem, step: e.step, rank: e.rank };
@@ -80,6 +93,8 @@ function decodeFindError(ref: GraphFileRef, budgetMs: number, e: Extract<FindAns
   switch (e.type) {
     case 'budget':
       return new WorkBudgetExceeded(ref.relPath, budgetMs);
+    case 'progress':
+      return new WorkInProgress(ref.relPath, e.done ?? 0, e.total ?? 0);
     case 'stale':
       return new StaleFileError(ref.relPath);
     case 'graph':
@@ -101,11 +116,11 @@ interface Pending {
   unlisten: () => void;
 }
 
-export function createFindPool(options: { workerScript: string | null; data: Omit<FindWorkerData, 'cancel'> }): FindPool {
+export function createFindPool(options: { workerScript: string | null; data: Omit<FindWorkerData, 'cancel'>; open: OpenGraph }): FindPool {
   const script = options.workerScript;
   if (!script) {
     return {
-      find: async (ref, store, request, budgetMs) => withWorkBudget(ref.relPath, budgetMs, () => runFind(store, request)),
+      find: async (ref, store, request, budgetMs) => withWorkBudget(ref.relPath, budgetMs, () => runFind(store, request, ref, options.open)),
       close: () => {},
     };
   }

@@ -13,7 +13,7 @@ export interface GraphSelector {
 
 export interface SearchQuery extends GraphSelector {
   side: Side;
-  /** Case-insensitive substring of the node id; not empty. */
+  /** As typed: a case-insensitive substring of the node id, or `/regex/` (`/regex/i`), see parseSearch; not empty. */
   query: string;
   limit: number;
 }
@@ -74,4 +74,51 @@ export function matchesFilter(
  */
 export function foldAscii(s: string): string {
   return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+/** Longest search text accepted: a pattern's cost grows with its length, and ids are rarely longer. */
+export const MAX_SEARCH_LENGTH = 256;
+
+/**
+ * What a search text asks for. `/…/` is a JavaScript regular expression over the whole id, case-sensitive unless
+ * written `/…/i` (an unanchored pattern finds ids containing a match, like the substring search); anything else is a
+ * case-insensitive substring. A pattern that backtracks without end cannot be stopped mid-match: it runs in the find
+ * worker, whose request answers 503 at the work budget and which is replaced when stuck (findPool.ts).
+ */
+export type SearchPattern = { kind: 'text'; text: string } | { kind: 'regex'; source: string; flags: '' | 'i' };
+
+/** A search text that is not a usable pattern; `problem` is one line for the 400 answer. */
+export class BadSearchError extends Error {
+  constructor(readonly problem: string) {
+    super(problem);
+    this.name = 'BadSearchError';
+  }
+}
+
+const REGEX_TEXT = /^\/([\s\S]+)\/(i?)$/;
+
+/** Reads a search text; throws BadSearchError for one too long or an invalid `/regex/`. */
+export function parseSearch(query: string): SearchPattern {
+  if (query.length > MAX_SEARCH_LENGTH) throw new BadSearchError(`longer than ${MAX_SEARCH_LENGTH} characters`);
+  const m = REGEX_TEXT.exec(query);
+  if (!m) return { kind: 'text', text: query };
+  const flags = m[2] as '' | 'i';
+  try {
+    new RegExp(m[1], flags);
+  } catch (e) {
+    // V8's message names the pattern and the problem ("Invalid regular expression: /(/: Unterminated group").
+    throw new BadSearchError(e instanceof Error ? e.message : String(e));
+  }
+  return { kind: 'regex', source: m[1], flags };
+}
+
+/** The id test of a search as the `.vis` stores run it (the `.vis.db` store runs the same through SQL). */
+export function searchMatcher(query: string): (id: string) => boolean {
+  const pattern = parseSearch(query);
+  if (pattern.kind === 'regex') {
+    const re = new RegExp(pattern.source, pattern.flags);
+    return (id) => re.test(id);
+  }
+  const needle = foldAscii(pattern.text);
+  return (id) => foldAscii(id).includes(needle);
 }

@@ -1,6 +1,6 @@
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, WorstResponse } from '../../src/core/api/types.js';
 import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
-import type { WorstQuery } from './worstQuery.js';
+import type { RatedNodes, WorstQuery } from './worstQuery.js';
 import { FileProblem } from '../../src/core/fileProblem.js';
 import { WorkBudgetExceeded } from './workBudget.js';
 
@@ -25,6 +25,8 @@ export interface GraphStore {
   filter(q: FilterQuery): FindResponse;
   /** One page of the side's nodes with a finite precision value, worst first or in execution order (worstQuery.ts). */
   worst(q: WorstQuery): WorstResponse;
+  /** The worst table's rated nodes in execution order, kept once built (worstQuery.ts RatedNodes). */
+  rated(q: { side: Side } & GraphSelector): RatedNodes;
   /** Releases file handles; the store is not used afterwards. */
   close(): void;
 }

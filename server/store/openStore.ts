@@ -110,7 +110,12 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
   const jobs = new Map<string, { stamp: string; handle: IndexJobHandle }>();
   const probes = new Map<string, { stamp: string; probe: DbProbe }>();
   const findWorkerScript = options.findWorkerScript === undefined ? defaultFindWorkerScript() : options.findWorkerScript;
-  const finder = createFindPool({ workerScript: findWorkerScript, data: { cacheDir, cacheMaxBytes: options.cacheMaxBytes, chunkSize: options.chunkSize } });
+  // Without the worker a heatmap opens the run's other rank files through this cache.
+  const finder = createFindPool({
+    workerScript: findWorkerScript,
+    data: { cacheDir, cacheMaxBytes: options.cacheMaxBytes, chunkSize: options.chunkSize },
+    open: (ref) => cache.open(ref),
+  });
 
   const remember = (map: Map<string, Entry>, key: string, entry: Entry, max: number) => {
     const old = map.get(key);
@@ -201,7 +206,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     return { store: indexStore(ref, result!) };
   };
 
-  return {
+  const cache: StoreCache = {
     open(ref) {
       let stats: Stats;
       try {
@@ -273,6 +278,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       probes.clear();
     },
   };
+  return cache;
 }
 
 /** What a store names in errors and meta. */

@@ -16,6 +16,26 @@ export class WorkBudgetExceeded extends Error {
   }
 }
 
+/**
+ * Work too long for one request that is kept where it stopped (a list a store builds once per file): the route
+ * answers 202 with the progress, like a `.vis` being indexed, and the client's next request continues it.
+ */
+export class WorkInProgress extends WorkBudgetExceeded {
+  constructor(
+    file: string,
+    readonly done: number,
+    readonly total: number,
+  ) {
+    super(file, 0);
+    this.name = 'WorkInProgress';
+  }
+}
+
+/** Milliseconds left of the current request's budget; Infinity outside a request. */
+export function budgetLeftMs(): number {
+  return deadline === Infinity ? Infinity : deadline - performance.now();
+}
+
 /** Default per-request budget: ~2 s, the issue's bound, well above any answer the benchmarks measure. */
 export const DEFAULT_WORK_BUDGET_MS = 2000;
 

@@ -21,6 +21,15 @@ export interface WorstQuery extends GraphSelector {
   limit: number;
 }
 
+/**
+ * The side's nodes with a finite precision value in execution order, the worst table's `execution` list: `values[k]`
+ * is the value of the k-th, `idAt(k)` its id. Walks over it (divergentQuery.ts) read only the records they need.
+ */
+export interface RatedNodes {
+  values: Float64Array;
+  idAt(k: number): string;
+}
+
 export const DEFAULT_WORST_LIMIT = 100;
 export const MAX_WORST_LIMIT = 1000;
 
@@ -39,4 +48,66 @@ export function sortWorstFirst(values: Float64Array, end: 'high' | 'low'): Uint3
   const sign = end === 'high' ? -1 : 1;
   order.sort((a, b) => sign * (values[a] - values[b]) || a - b);
   return order;
+}
+
+/** Pages up to this rank come from a bounded heap; past it the whole list is sorted once and kept. */
+const PARTIAL_MAX = 10_000;
+
+/**
+ * The worst-first order of a rated list, page by page: sorting 10^6 positions takes over a second, while a first page
+ * needs only the `to` worst, kept in a heap in one pass (bench/triage.mjs). Same order as sortWorstFirst.
+ */
+export class WorstFirst {
+  private full: Uint32Array | null = null;
+
+  constructor(
+    private readonly values: Float64Array,
+    private readonly end: 'high' | 'low',
+  ) {}
+
+  /** Positions of ranks [from, to) of the worst-first order. */
+  range(from: number, to: number): Uint32Array {
+    if (this.full || to > PARTIAL_MAX) {
+      this.full ??= sortWorstFirst(this.values, this.end);
+      return this.full.subarray(from, to);
+    }
+    return this.worst(to).subarray(from);
+  }
+
+  /** The `count` worst positions, worst first: a heap whose root is the kept position that ranks last. */
+  private worst(count: number): Uint32Array {
+    const { values } = this;
+    const sign = this.end === 'high' ? 1 : -1;
+    // a ranks before b: worse value, or the same value earlier in execution order.
+    const before = (a: number, b: number) => sign * (values[a] - values[b]) > 0 || (values[a] === values[b] && a < b);
+    const heap = new Uint32Array(Math.min(count, values.length));
+    let size = 0;
+    const siftDown = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let last = i;
+        if (l < size && before(heap[last], heap[l])) last = l;
+        if (r < size && before(heap[last], heap[r])) last = r;
+        if (last === i) return;
+        [heap[i], heap[last]] = [heap[last], heap[i]];
+        i = last;
+      }
+    };
+    for (let k = 0; k < values.length; k++) {
+      if (size < heap.length) {
+        let i = size++;
+        heap[i] = k;
+        while (i > 0 && before(heap[(i - 1) >> 1], heap[i])) {
+          const up = (i - 1) >> 1;
+          [heap[i], heap[up]] = [heap[up], heap[i]];
+          i = up;
+        }
+      } else if (size > 0 && before(k, heap[0])) {
+        heap[0] = k;
+        siftDown(0);
+      }
+    }
+    return heap.sort((a, b) => (before(a, b) ? -1 : 1));
+  }
 }

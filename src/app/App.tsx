@@ -2,8 +2,10 @@ import { useCallback, type ReactNode } from 'react';
 import type { Side } from '../core/api/types.js';
 import { client } from './api/client.js';
 import { ErrorBanner } from './controls/ErrorBanner.js';
+import { ExportMenu } from './controls/ExportMenu.js';
 import { IndexingProgress } from './controls/IndexingProgress.js';
 import { ShapeLegend } from './controls/ShapeLegend.js';
+import { ShortcutsOverlay } from './controls/ShortcutsOverlay.js';
 import { Sidebar } from './controls/Sidebar.js';
 import { Splitter } from './controls/Splitter.js';
 import { useT } from './i18n/i18n.js';
@@ -85,6 +87,7 @@ function GraphArea() {
     return (
       <div className="pb-panes" data-graph-type="build">
         <div className="pb-pane-slot" style={{ flexBasis: '100%' }} aria-label={t('pane.single')}>
+          <ExportMenu side="npu" />
           <GraphPane side="npu" fetchChildren={fetchChildren} />
         </div>
       </div>
@@ -94,11 +97,13 @@ function GraphArea() {
     <div className="pb-panes" data-graph-type="compare">
       <div className="pb-pane-slot" style={{ flexBasis: `${ratio * 100}%` }} aria-label={t('pane.npu')}>
         <div className="pb-pane-caption">{t('pane.npu')}</div>
+        <ExportMenu side="npu" />
         <GraphPane side="npu" fetchChildren={fetchChildren} />
       </div>
       <Splitter />
       <div className="pb-pane-slot" style={{ flexBasis: `${(1 - ratio) * 100}%` }} aria-label={t('pane.bench')}>
         <div className="pb-pane-caption">{t('pane.bench')}</div>
+        <ExportMenu side="bench" />
         <GraphPane side="bench" fetchChildren={fetchChildren} />
       </div>
     </div>
@@ -119,6 +124,7 @@ export function App() {
           <InfoError />
         </InfoSlot>
       </main>
+      <ShortcutsOverlay />
     </div>
   );
 }

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import type { Side } from '../../src/core/api/types.js';
 import type { GraphStore } from '../../server/store/graphStore.js';
+import { UNREACHABLE_GROUP_ID } from '../../server/store/unreachableGroup.js';
 
 /**
  * Checks a GraphStore against the raw file, field by field: expected values are read straight from the parsed
@@ -16,6 +17,21 @@ export function rawSides(text: string): { graphType: 'build' | 'compare'; top: R
 }
 
 const stripPrefix = (s: string) => s.replace(/^[NB]___/, '');
+
+/** Ids the root reaches through `subnodes`. */
+function reachable(g: Raw): Set<string> {
+  const seen = new Set<string>([g.root]);
+  const stack = [g.root as string];
+  while (stack.length > 0) {
+    for (const c of existingChildren(g, g.node[stack.pop()!])) {
+      if (!seen.has(c)) {
+        seen.add(c);
+        stack.push(c);
+      }
+    }
+  }
+  return seen;
+}
 const existingChildren = (g: Raw, n: Raw): string[] =>
   [...new Set<string>((n.subnodes ?? []).filter((c: unknown) => typeof c === 'string' && c in g.node))];
 
@@ -43,9 +59,22 @@ export function expectStoreMatchesFile(store: GraphStore, text: string): { nodes
     expect(meta.roots[side]).toBe(g.root);
     expect(meta.nodeCounts[side]).toBe(Object.keys(g.node).length);
 
+    // Nodes the root does not reach are listed in one synthetic group, the root's last child (issue 14 #11).
+    const reached = reachable(g);
+    const orphans = Object.keys(g.node).filter((id) => !reached.has(id));
     const rootChildren = store.children({ side })!;
     expect(rootChildren.node).toBe(g.root);
-    expect(rootChildren.children.map((c) => c.id)).toEqual(existingChildren(g, g.node[g.root]));
+    expect(rootChildren.children.map((c) => c.id)).toEqual([
+      ...existingChildren(g, g.node[g.root]),
+      ...(orphans.length > 0 ? [UNREACHABLE_GROUP_ID] : []),
+    ]);
+    const tops = new Set(orphans.length > 0 ? store.children({ side, nodeId: UNREACHABLE_GROUP_ID })!.children.map((c) => c.id) : []);
+    if (orphans.length > 0) {
+      const group = rootChildren.children[rootChildren.children.length - 1];
+      expect(group.synthetic).toBe('unreachable');
+      expect(store.children({ side, nodeId: group.id })!.total).toBe(group.childCount);
+      expect(store.node({ side, nodeId: group.id })!.path).toEqual([g.root]);
+    }
 
     for (const [id, n] of Object.entries<Raw>(g.node)) {
       nodes++;
@@ -66,11 +95,20 @@ export function expectStoreMatchesFile(store: GraphStore, text: string): { nodes
       expect(d.microStepId).toBe(n.micro_step_id === undefined ? null : Number(n.micro_step_id));
       const kids = existingChildren(g, n);
       expect(d.childCount).toBe(kids.length);
-      expect(store.children({ side, nodeId: id })!.children.map((c) => c.id)).toEqual(kids);
+      const withGroup = id === g.root && orphans.length > 0 ? [UNREACHABLE_GROUP_ID] : [];
+      expect(store.children({ side, nodeId: id })!.children.map((c) => c.id)).toEqual([...kids, ...withGroup]);
       // The path is a real chain: root first, each element lists the next as a child, the last lists the node.
       if (id === g.root) expect(d.path).toEqual([]);
-      else if (d.path[0] === g.root) {
-        const chain = [...d.path, id];
+      else {
+        // An orphan's path runs root → group → a top the group lists → … (a real chain from there on).
+        const inGroup = !reached.has(id);
+        expect(d.path[0]).toBe(g.root);
+        if (inGroup) {
+          expect(d.path[1]).toBe(UNREACHABLE_GROUP_ID);
+          const top = d.path[2] ?? id;
+          expect(tops.has(top), top).toBe(true);
+        }
+        const chain = [...d.path.slice(inGroup ? 2 : 0), id];
         for (let i = 0; i + 1 < chain.length; i++) expect(g.node[chain[i]].subnodes).toContain(chain[i + 1]);
         expect(d.upnode).toBe(d.path[d.path.length - 1]);
       }

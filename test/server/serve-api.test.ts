@@ -6,6 +6,7 @@ import type { ChildrenResponse, GraphMeta, NodeDetail, RunsResponse } from '../.
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache } from '../../server/store/openStore.js';
+import { UNREACHABLE_GROUP_ID } from '../../server/store/unreachableGroup.js';
 import { CONTENT_SECURITY_POLICY } from '../../server/http/security.js';
 import { rawGet } from '../helpers/httpGet.js';
 import { LEGACY_COMPARE_META } from '../helpers/legacyCompare.js';
@@ -132,7 +133,8 @@ describe('GET /api/graph/children', () => {
     expect(root.status).toBe(200);
     expect((await children({ node: '' })).body).toEqual(root.body);
     expect(root.body.node).toBe('DefaultModel');
-    expect(root.body.children.map((c) => c.id)).toEqual(file.NPU.node.DefaultModel.subnodes);
+    // Then the group of the nodes the root does not reach (layer-mapping orphans, issue 14 #11).
+    expect(root.body.children.map((c) => c.id)).toEqual([...file.NPU.node.DefaultModel.subnodes, UNREACHABLE_GROUP_ID]);
     const apis = root.body.children[0];
     expect(apis).toEqual({
       id: 'Apis_Between_Modules.0',

@@ -141,9 +141,13 @@ describe('PaneController: fetch, layout scheduling, viewport', () => {
     expect(store.getState().view.k).toBeCloseTo(v0.k * 1.2, 10);
     controller.panBy(40, 0);
     expect(store.getState().view.x).toBeCloseTo(400 - (400 - v0.x) * 1.2 + 40, 9);
+    // A tall graph: the first press fits the width at a readable scale, the second the whole graph.
     controller.fit();
     const s = store.getState();
-    expect(s.view).toEqual(fit(sceneBounds(s.layouts, 'root')!, s.size));
+    expect(s.view).toEqual(initialView(sceneBounds(s.layouts, 'root')!, s.size));
+    controller.fit();
+    expect(store.getState().view).toEqual(fit(sceneBounds(s.layouts, 'root')!, s.size));
+    expect(store.getState().view.k).toBeLessThan(s.view.k);
   });
 
   it('routes views through an attached zoom behaviour', async () => {

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   fit,
+  fitStep,
   initialView,
   keepInView,
   MAX_FIT_SCALE,
   panBy,
+  READABLE_FIT_SCALE,
   SCALE_EXTENT,
   scrollIntoView,
   viewportRect,
@@ -60,10 +62,34 @@ describe('viewport commands', () => {
   });
 
   it('initialView fits the width and aligns the top', () => {
-    const view = initialView({ x: 0, y: 0, width: 1536, height: 90000 }, size, 16);
-    expect(view.k).toBeCloseTo(0.5, 10);
+    const view = initialView({ x: 0, y: 0, width: 600, height: 90000 }, size, 16);
+    expect(view.k).toBeCloseTo(768 / 600, 10);
     expect(view.y).toBe(16);
-    expect(toScreen(view, 768, 0).x).toBeCloseTo(400, 9);
+    expect(toScreen(view, 300, 0).x).toBeCloseTo(400, 9);
+  });
+
+  it('initialView never goes below the readable scale: a wide graph starts at its left edge', () => {
+    const view = initialView({ x: -20, y: 0, width: 1536, height: 90000 }, size, 16);
+    expect(view.k).toBe(READABLE_FIT_SCALE);
+    expect(toScreen(view, -20, 0)).toEqual({ x: 16, y: 16 });
+  });
+
+  it('fitStep: readable first, the whole graph on the second press, readable again on the third', () => {
+    const bounds = { x: 0, y: 0, width: 300, height: 5000 };
+    const first = fitStep({ x: 0, y: 0, k: 1 }, bounds, size);
+    expect(first).toEqual(initialView(bounds, size));
+    expect(first.k * 8).toBeGreaterThanOrEqual(10);
+    const second = fitStep(first, bounds, size);
+    expect(second).toEqual(fit(bounds, size));
+    expect(second.k).toBeLessThan(first.k);
+    expect(fitStep(second, bounds, size)).toEqual(first);
+  });
+
+  it('fitStep keeps one view for a graph that fits whole at a readable scale', () => {
+    const bounds = { x: 0, y: 0, width: 200, height: 100 };
+    const first = fitStep({ x: 0, y: 0, k: 1 }, bounds, size);
+    expect(fitStep(first, bounds, size)).toEqual(first);
+    expect(first.k).toBe(MAX_FIT_SCALE);
   });
 
   it('viewportRect inverts the transform', () => {

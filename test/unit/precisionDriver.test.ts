@@ -1,30 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { IoItem, NodeDetail } from '../../src/core/api/types.js';
+import type { IoItem } from '../../src/core/api/types.js';
 import { bucketOf, cellFraction, driverReason, formatPrecision, precisionDriver } from '../../src/app/panels/precisionDriver.js';
 import { repoRoot } from '../helpers/shared.js';
+import { nodeDetail } from '../helpers/nodeDetail.js';
 
-function detail(id: string, precisionIndex: number | null, outputs: IoItem[], inputs: IoItem[] = [], nodeType = 1): NodeDetail {
-  return {
-    id,
-    nodeType,
-    precisionIndex,
-    overflowLevel: null,
-    matchedNodeLink: [id],
-    childCount: 0,
-    microStepId: null,
-    side: 'npu',
-    upnode: null,
-    path: [],
-    inputData: Object.fromEntries(inputs.map((item, i) => [`${id}.input.${i}`, item])),
-    outputData: Object.fromEntries(outputs.map((item, i) => [`${id}.output.${i}`, item])),
-    stackInfo: [],
-    suggestions: {},
-    parallelMergeInfo: [],
-    matchedDistributed: null,
-  };
-}
+const detail = nodeDetail;
 
 const rel = (max: string, min: string, mean: string, norm: string, extra: IoItem = {}): IoItem => ({
   Max: '1.0',

@@ -1,10 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import type { IndexingResponse, Side } from '../../../src/core/api/types.js';
+import { rankFiles } from '../../logdir/rankFiles.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
 import type { FindRequest } from '../../store/findPool.js';
-import { DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
+import type { HeatmapQuery } from '../../store/heatmapQuery.js';
+import { BadSearchError, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, parseSearch, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
-import { WorkBudgetExceeded, withWorkBudget } from '../../store/workBudget.js';
+import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from '../../store/workBudget.js';
 import type { GraphFileRef } from '../../store/openStore.js';
 import { DEFAULT_WORST_LIMIT, MAX_WORST_LIMIT, WORST_ORDERS, type WorstOrder, type WorstQuery } from '../../store/worstQuery.js';
 import type { AppContext } from '../appContext.js';
@@ -63,6 +65,7 @@ export function graphRouter(ctx: AppContext): Router {
     withGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const query = requiredString(req, 'q');
+      checkSearch(query);
       return sendFound(ctx, res, ref, store, { kind: 'search', query: { side, query, limit: limitParam(req), ...graph } });
     }),
   );
@@ -95,6 +98,23 @@ export function graphRouter(ctx: AppContext): Router {
       if (limit > MAX_WORST_LIMIT) throw new HttpError(400, 'badParam', { name: 'limit', expected: `at most ${MAX_WORST_LIMIT}` });
       const query: WorstQuery = { side, order: order as WorstOrder, offset: intParam(req, 'offset', 0) ?? 0, limit, ...graph };
       return sendFound(ctx, res, ref, store, { kind: 'worst', query });
+    }),
+  );
+
+  // Issue 14's first divergent node: a walk over the worst bucket's nodes in execution order (divergentQuery.ts).
+  router.get('/api/graph/divergent', (req, res) =>
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      if (store.meta(graph).graphType !== 'compare') throw new HttpError(400, 'noBenchSide', { file: ref.relPath });
+      return sendFound(ctx, res, ref, store, { kind: 'divergent', query: graph });
+    }),
+  );
+
+  // Issue 14's rank × top-level-module heatmap of the run (heatmapQuery.ts), in the find worker too.
+  router.get('/api/graph/heatmap', (req, res) =>
+    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+      const own = ref.format === 'vis' ? rankFiles(ctx.logdirReal, ref) : { step: graph.step ?? store.meta().steps[0] ?? 0, files: undefined };
+      const query: HeatmapQuery = { step: own.step, files: own.files, softMs: Math.min(1000, ctx.workBudgetMs / 2) };
+      return sendFound(ctx, res, ref, store, { kind: 'heatmap', query });
     }),
   );
 
@@ -152,6 +172,13 @@ async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (
     // The budget covers this thread's work; a search's own runs in the find worker under the same budget.
     await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer({ store: opened.store, ref, graph }));
   } catch (e) {
+    if (e instanceof WorkInProgress) {
+      // A list built once per file (the `.vis.db` worst table's) is under way: asked again, it continues.
+      const percent = e.total > 0 ? Math.min(99, Math.floor((100 * e.done) / e.total)) : 0;
+      const body: IndexingResponse = { indexing: { file: ref.relPath, bytesRead: e.done, bytesTotal: e.total, percent } };
+      res.status(202).setHeader('Retry-After', '1').json(body);
+      return;
+    }
     if (e instanceof WorkBudgetExceeded) {
       res.setHeader('Retry-After', '5');
       throw new HttpError(503, 'tooMuchWork', { file: e.file, ms: e.ms });
@@ -174,6 +201,16 @@ function sideParam(req: Request, store: GraphStore, ref: GraphFileRef): Side {
     throw new HttpError(400, 'noBenchSide', { file: ref.relPath });
   }
   return side;
+}
+
+/** A search text that is too long or an invalid `/regex/` is the client's mistake: 400 before any work. */
+function checkSearch(query: string): void {
+  try {
+    parseSearch(query);
+  } catch (e) {
+    if (e instanceof BadSearchError) throw new HttpError(400, 'badSearch', { problem: e.problem });
+    throw e;
+  }
 }
 
 /** An integer ≥ `min`, or undefined when the parameter is absent or empty. */

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, Task, WorstResponse } from '../../../src/core/api/types.js';
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
 import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
-import { filterIsOpen, type FilterQuery, type GraphSelector, type SearchQuery } from '../findQuery.js';
-import { GraphFileError, UnknownGraphError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
+import { filterIsOpen, parseSearch, type FilterQuery, type GraphSelector, type SearchQuery } from '../findQuery.js';
+import { GraphFileError, pageRange, UnknownGraphError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { toInt } from '../visJson/nodeRecord.js';
 import { colorBuckets, toolTips } from '../visJson/visJsonStore.js';
 import { checkBudget, WorkBudgetExceeded } from '../workBudget.js';
@@ -12,7 +12,8 @@ import { readSchema, type DbSchema } from './dbSchema.js';
 import { asFileError, closeVisDb, openVisDb, type OpenedDb } from './openDb.js';
 import { comparePreorder, MAX_DEPTH, pathOf, type Link, type Links } from './ancestorLinks.js';
 import { buildPreorderRanks, type PreorderRanks } from './preorderRanks.js';
-import { worstEnd, type WorstQuery } from '../worstQuery.js';
+import { worstEnd, type RatedNodes, type WorstQuery } from '../worstQuery.js';
+import { RatedScan } from './ratedScan.js';
 
 /**
  * GraphStore over a `.vis.db` (msprobe-format.md §4.2): every step and rank, graphs selected per request, queries on
@@ -58,8 +59,8 @@ export class VisDbStore implements GraphStore {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly metas = new Map<string, GraphMeta>();
   private readonly ranks = new Map<string, PreorderRanks>();
-  /** The worst table's rated rows per graph, side and order, sorted (8 bytes a row). */
-  private readonly worstOrders = new Map<string, Float64Array>();
+  /** The worst table's rated rows per graph and side, in execution order and worst first (24 bytes a row). */
+  private readonly ratedScans = new Map<string, RatedScan>();
 
   constructor(absPath: string, private readonly o: VisDbStoreOptions) {
     this.opened = openVisDb(absPath, o.file);
@@ -135,7 +136,12 @@ export class VisDbStore implements GraphStore {
   }
 
   search(q: SearchQuery): FindResponse {
-    const pattern = `%${q.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const parsed = parseSearch(q.query);
+    if (parsed.kind === 'regex') {
+      this.registerRegexp();
+      return this.find(q, 'pb_regexp(?, ?, n.node_name)', [parsed.source, parsed.flags]);
+    }
+    const pattern = `%${parsed.text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     // LIKE folds ASCII case only, the rule findQuery.foldAscii gives the `.vis` stores.
     return this.find(q, "n.node_name LIKE ? ESCAPE '\\'", [pattern]);
   }
@@ -179,8 +185,8 @@ export class VisDbStore implements GraphStore {
   }
 
   /**
-   * The worst-nodes table in SQL on msprobe's columns: ORDER BY precision_index, ties (and `order=execution`) by
-   * node_order, the post-order the `.vis` stores compute. Only the page's rows are then read and walked to the root.
+   * The worst-nodes table: the graph's rated rows in node_order, the post-order the `.vis` stores compute, read once
+   * (RatedScan, 202 while under way), or those worst first. Only the page's rows are then read and walked to the root.
    */
   worst(q: WorstQuery): WorstResponse {
     return this.guard(() => {
@@ -189,21 +195,12 @@ export class VisDbStore implements GraphStore {
       if (!this.sides().includes(q.side)) return answer;
       const { step, rank } = this.graph(q);
       const source = SOURCES[q.side];
-      const p = this.schema.node('precision_index');
-      // Finite numbers only (NaN is stored as NULL; ±inf and text are not a value the table can rank).
-      const where = `n.step = ? AND n.rank = ? AND n.data_source = ? AND typeof(${p}) IN ('integer', 'real')
-        AND ${p} BETWEEN -1.7976931348623157e308 AND 1.7976931348623157e308`;
-      // One sorted scan per graph, side and order, kept: the count is its length and every page a slice of it.
-      const key = `${step}/${rank}/${source}/${q.order}`;
-      let sorted = this.worstOrders.get(key);
-      if (!sorted) {
-        const orderBy = q.order === 'precision' ? `${p} ${worst === 'high' ? 'DESC' : 'ASC'}, n.node_order, n.rowid` : 'n.node_order, n.rowid';
-        const all = this.stmt(`SELECT n.rowid FROM tb_nodes n WHERE ${where} ORDER BY ${orderBy}`).pluck().all(step, rank, source) as number[];
-        sorted = Float64Array.from(all);
-        this.worstOrders.set(key, sorted);
-      }
-      answer.total = sorted.length;
-      const rowids = sorted.subarray(Math.max(0, q.offset), Math.max(0, q.offset) + Math.max(0, q.limit));
+      // One scan per graph and side, kept: the count is its length and every page a slice of it.
+      const scan = this.ratedScan(step, rank, source);
+      const execution = scan.list().rowids;
+      const [from, to] = pageRange(execution.length, q.offset, q.limit);
+      answer.total = execution.length;
+      const rowids = q.order === 'execution' ? execution.subarray(from, to) : scan.worstRange(worst, from, to);
       const byRowid = this.stmt(`SELECT ${summaryColumns(this.schema)} FROM tb_nodes n WHERE n.rowid = ?`);
       const links: Links = new Map();
       for (const r of rowids) {
@@ -214,6 +211,58 @@ export class VisDbStore implements GraphStore {
       }
       return answer;
     });
+  }
+
+  private regexpRegistered = false;
+
+  /** `/regex/` search in SQL: the JavaScript engine the `.vis` stores use, so both formats find the same nodes. */
+  private registerRegexp(): void {
+    if (this.regexpRegistered) return;
+    this.regexpRegistered = true;
+    let compiled: { key: string; re: RegExp } | null = null;
+    let calls = 0;
+    this.db.function('pb_regexp', { deterministic: true }, (source: unknown, flags: unknown, name: unknown) => {
+      if ((++calls & 0x3ff) === 0) checkBudget();
+      if (typeof source !== 'string' || typeof flags !== 'string' || typeof name !== 'string') return 0;
+      const key = `${flags}/${source}`;
+      if (compiled?.key !== key) compiled = { key, re: new RegExp(source, flags) };
+      return compiled.re.test(name) ? 1 : 0;
+    });
+  }
+
+  rated(q: { side: Side } & GraphSelector): RatedNodes {
+    return this.guard(() => {
+      if (!this.sides().includes(q.side)) return { values: new Float64Array(0), idAt: () => '' };
+      const { step, rank } = this.graph(q);
+      const { rowids, values } = this.ratedScan(step, rank, SOURCES[q.side]).list();
+      const nameOf = this.stmt('SELECT node_name FROM tb_nodes WHERE rowid = ?').pluck();
+      return {
+        values,
+        idAt: (k) => this.guard(() => nameText(nameOf.get(rowids[k]), 'node_name', rowids[k])),
+      };
+    });
+  }
+
+  /** The graph's rated rows (RatedScan), read across requests and kept. */
+  private ratedScan(step: number, rank: number, source: string): RatedScan {
+    const key = `${step}/${rank}/${source}`;
+    let scan = this.ratedScans.get(key);
+    if (!scan) {
+      const p = this.schema.node('precision_index');
+      const graph = 'n.step = ? AND n.rank = ? AND n.data_source = ?';
+      // index3 (step, rank, data_source, node_order) orders the rows; rowid breaks ties in damaged files.
+      const slice = (after: string) =>
+        this.db.prepare(`SELECT n.rowid, n.node_order, ${p} FROM tb_nodes n WHERE ${graph}${after} ORDER BY n.node_order, n.rowid LIMIT ?`);
+      scan = new RatedScan(
+        this.o.file,
+        this.db.prepare(`SELECT count(*) FROM tb_nodes n WHERE ${graph}`),
+        slice(''),
+        slice(' AND (n.node_order, n.rowid) > (?, ?)'),
+        [step, rank, source],
+      );
+      this.ratedScans.set(key, scan);
+    }
+    return scan;
   }
 
   close(): void {

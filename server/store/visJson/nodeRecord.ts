@@ -20,7 +20,7 @@ export function nodeSummary(id: string, raw: RawNode, side: VisSide): NodeSummar
 }
 
 export function nodeDetail(id: string, raw: RawNode, side: VisSide, sideName: Side): NodeDetail {
-  const path = ancestors(id, raw, side);
+  const path = ancestors(id, side);
   return {
     ...nodeSummary(id, raw, side),
     side: sideName,
@@ -45,26 +45,19 @@ export function detailFields(
 }
 
 /**
- * Root → parent. Nodes reachable from the root use the `subnodes` tree; unreachable ones (kept by older JSON
- * versions, msprobe-format.md §8.1) fall back to their `upnode` chain, stopping at a missing id or a cycle.
+ * Root → parent. Nodes reachable from the root use the `subnodes` tree; unreachable ones (kept by JSON-era files,
+ * msprobe-format.md §2.4) sit in the synthetic unreachable group under the root (server/store/unreachableGroup.ts).
  */
-function ancestors(id: string, raw: RawNode, side: VisSide): string[] {
+function ancestors(id: string, side: VisSide): string[] {
   const out: string[] = [];
   if (id === side.rootId) return out;
-  const seen = new Set<string>([id]);
-  let parent = side.parentOf.get(id) ?? upnodeOf(raw, side);
-  while (parent !== undefined && !seen.has(parent)) {
-    seen.add(parent);
+  const orphans = side.unreachable;
+  const up = (n: string) => side.parentOf.get(n) ?? orphans?.parentOf.get(n) ?? (orphans && n !== orphans.id ? orphans.id : undefined);
+  for (let parent = up(id); parent !== undefined; parent = parent === orphans?.id ? side.rootId : up(parent)) {
     out.push(parent);
     if (parent === side.rootId) break;
-    parent = side.parentOf.get(parent) ?? upnodeOf(side.nodes.get(parent)!, side);
   }
   return out.reverse();
-}
-
-function upnodeOf(raw: RawNode, side: VisSide): string | undefined {
-  const up = raw.upnode;
-  return typeof up === 'string' && side.nodes.has(up) ? up : undefined;
 }
 
 const LINK_PREFIX = /^(?:N|B)___/;

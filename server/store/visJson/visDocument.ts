@@ -1,6 +1,7 @@
 import { parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
 import type { GraphType, Side } from '../../../src/core/api/types.js';
 import { GraphFileError } from '../graphStore.js';
+import { unreachableForest } from '../unreachableGroup.js';
 
 /**
  * The whole-file reading of a JSON `.vis` (msprobe-format.md §4.3). Issue 4 replaces this with a streamed index;
@@ -15,6 +16,17 @@ export interface VisSide {
   /** id → raw node; only object-valued entries (anything else counts as a missing node). */
   nodes: Map<string, RawNode>;
   /** child id → parent id, from walking `subnodes` down from the root (first parent wins). */
+  parentOf: Map<string, string>;
+  /** The nodes the root does not reach, under their synthetic group (server/store/unreachableGroup.ts); null if none. */
+  unreachable: UnreachableSide | null;
+}
+
+export interface UnreachableSide {
+  /** The group's id. */
+  id: string;
+  /** Its children, in file order. */
+  tops: string[];
+  /** Orphan id → its parent inside the group (tops have none). */
   parentOf: Map<string, string>;
 }
 
@@ -64,7 +76,26 @@ function readSide(value: unknown, file: string, name: string): VisSide {
     if (isObject(raw)) nodes.set(id, raw);
   }
   if (!nodes.has(root)) throw new GraphFileError(file, `root "${root}" of ${where} is not in its "node" object`);
-  return { rootId: root, nodes, parentOf: walkParents(root, nodes) };
+  const parentOf = walkParents(root, nodes);
+  return { rootId: root, nodes, parentOf, unreachable: unreachableSide(root, nodes, parentOf) };
+}
+
+function unreachableSide(rootId: string, nodes: Map<string, RawNode>, parentOf: Map<string, string>): UnreachableSide | null {
+  const ids = [...nodes.keys()];
+  const entryOf = new Map(ids.map((id, e) => [id, e]));
+  const forest = unreachableForest({
+    size: ids.length,
+    isLive: () => true,
+    isReachable: (e) => ids[e] === rootId || parentOf.has(ids[e]),
+    childrenOf: (e) => subnodeIds(nodes.get(ids[e])!, nodes).map((c) => entryOf.get(c)!),
+    hasId: (id) => nodes.has(id),
+  });
+  if (!forest) return null;
+  const orphanParents = new Map<string, string>();
+  forest.parent.forEach((p, e) => {
+    if (p >= 0) orphanParents.set(ids[e], ids[p]);
+  });
+  return { id: forest.id, tops: forest.tops.map((e) => ids[e]), parentOf: orphanParents };
 }
 
 /**

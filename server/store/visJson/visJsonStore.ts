@@ -11,11 +11,12 @@ import type {
   Task,
   WorstResponse,
 } from '../../../src/core/api/types.js';
-import { foldAscii, matchesFilter, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
+import { matchesFilter, PATH_ROOM, searchMatcher, type FilterQuery, type SearchQuery } from '../findQuery.js';
 import { guardStore, pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
 import { isObject, readVisDocument, subnodeIds, type VisDocument, type VisSide } from './visDocument.js';
-import { sortWorstFirst, worstEnd, type WorstQuery } from '../worstQuery.js';
+import { groupDetail, groupSummary } from '../unreachableGroup.js';
+import { sortWorstFirst, worstEnd, type RatedNodes, type WorstQuery } from '../worstQuery.js';
 
 export interface VisJsonStoreOptions {
   /** Shown in errors: the file's path relative to the log dir. */
@@ -49,21 +50,24 @@ export class VisJsonStore implements GraphStore {
     const side = this.doc.sides[q.side];
     if (!side) return undefined;
     const id = q.nodeId ?? side.rootId;
+    const group = side.unreachable;
     const raw = side.nodes.get(id);
-    if (!raw) return undefined;
-    let children = subnodeIds(raw, side.nodes).map((child) => nodeSummary(child, side.nodes.get(child)!, side));
+    if (!raw && id !== group?.id) return undefined;
+    const summary = (child: string) => nodeSummary(child, side.nodes.get(child)!, side);
+    let children = raw ? subnodeIds(raw, side.nodes).map(summary) : group!.tops.map(summary);
     // Micro steps tag only the root's children (msprobe-format.md §2.10); a child without one shows in every step.
     const micro = q.micro ?? -1;
     if (id === side.rootId && micro !== -1) {
       children = children.filter((c) => c.microStepId === null || c.microStepId === micro);
     }
+    if (id === side.rootId && group) children.push(groupSummary(group.id, group.tops.length));
     const [from, to] = pageRange(children.length, q.offset, q.limit);
     return { node: id, children: children.slice(from, to), total: children.length };
   }
 
   search(q: SearchQuery): FindResponse {
-    const needle = foldAscii(q.query);
-    return guardStore(this.options.file, () => this.find(q.side, q.limit, (id) => foldAscii(id).includes(needle)));
+    const matches = searchMatcher(q.query);
+    return guardStore(this.options.file, () => this.find(q.side, q.limit, (id) => matches(id)));
   }
 
   filter(q: FilterQuery): FindResponse {
@@ -99,9 +103,7 @@ export class VisJsonStore implements GraphStore {
       const side = this.doc.sides[q.side];
       const answer: WorstResponse = { total: 0, offset: q.offset, order: q.order, worst, results: [] };
       if (!side) return answer;
-      const rated = outputOrder(side)
-        .map((id) => nodeSummary(id, side.nodes.get(id)!, side))
-        .filter((s) => s.precisionIndex !== null);
+      const rated = ratedSummaries(side);
       const values = Float64Array.from(rated, (s) => s.precisionIndex!);
       const order = q.order === 'precision' ? sortWorstFirst(values, worst) : null;
       const [from, to] = pageRange(rated.length, q.offset, q.limit);
@@ -114,10 +116,19 @@ export class VisJsonStore implements GraphStore {
     });
   }
 
+  rated(q: { side: Side }): RatedNodes {
+    return guardStore(this.options.file, () => {
+      const side = this.doc.sides[q.side];
+      const rated = side ? ratedSummaries(side) : [];
+      return { values: Float64Array.from(rated, (s) => s.precisionIndex!), idAt: (k) => rated[k].id };
+    });
+  }
+
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
     return guardStore(this.options.file, () => {
       const side = this.doc.sides[q.side];
       const raw = side?.nodes.get(q.nodeId);
+      if (side?.unreachable && q.nodeId === side.unreachable.id) return groupDetail(side.unreachable.id, side.unreachable.tops.length, q.side, side.rootId);
       return side && raw ? nodeDetail(q.nodeId, raw, side, q.side) : undefined;
     });
   }
@@ -138,6 +149,13 @@ function executionOrder(side: VisSide): string[] {
   }
   for (const id of side.nodes.keys()) if (id !== side.rootId && !side.parentOf.has(id)) order.push(id);
   return order;
+}
+
+/** The side's nodes with a precision value, in the order outputs are produced. */
+function ratedSummaries(side: VisSide): NodeSummary[] {
+  return outputOrder(side)
+    .map((id) => nodeSummary(id, side.nodes.get(id)!, side))
+    .filter((s) => s.precisionIndex !== null);
 }
 
 /** The order outputs are produced: post-order over the subnodes tree, then unreachable nodes in file order. */

@@ -1,12 +1,13 @@
 import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, NodeSummary, Side, WorstResponse } from '../../../src/core/api/types.js';
 import { parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
-import { foldAscii, matchesFilter, MAX_PATH_DEPTH, PATH_ROOM, type FilterQuery, type SearchQuery } from '../findQuery.js';
+import { foldAscii, matchesFilter, MAX_PATH_DEPTH, parseSearch, PATH_ROOM, searchMatcher, type FilterQuery, type SearchQuery } from '../findQuery.js';
 import { GraphFileError, guardStore, pageRange, StaleFileError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
 import { checkBudget } from '../workBudget.js';
-import { sortWorstFirst, worstEnd, type WorstQuery } from '../worstQuery.js';
+import { worstEnd, WorstFirst, type RatedNodes, type WorstQuery } from '../worstQuery.js';
 import { detailFields, matchedNodeLink } from '../visJson/nodeRecord.js';
 import { isObject, type RawNode } from '../visJson/visDocument.js';
 import { visMeta } from '../visJson/visJsonStore.js';
+import { forestPath, groupDetail, groupSummary, unreachableForest, type UnreachableForest } from '../unreachableGroup.js';
 import { bufferSource } from './byteSource.js';
 import { readCappedJson } from './cappedJson.js';
 import { JsonSyntaxError, type ByteSource } from './jsonCursor.js';
@@ -74,7 +75,12 @@ export class VisIndexStore implements GraphStore {
     return guardStore(this.o.file, () => {
       const side = this.index.sides[q.side];
       if (!side) return { total: 0, results: [] };
-      const needle = encoder.encode(foldAscii(q.query));
+      const pattern = parseSearch(q.query);
+      if (pattern.kind === 'regex') {
+        const matches = searchMatcher(q.query);
+        return this.find(side, q.limit, (e) => matches(idOf(side, e)));
+      }
+      const needle = encoder.encode(foldAscii(pattern.text));
       const { idBytes, idOffsets } = side;
       return this.find(side, q.limit, (e) => containsFolded(idBytes, idOffsets[e], idOffsets[e + 1], needle));
     });
@@ -104,11 +110,11 @@ export class VisIndexStore implements GraphStore {
       const side = this.index.sides[q.side];
       const answer: WorstResponse = { total: 0, offset: q.offset, order: q.order, worst, results: [] };
       if (!side) return answer;
-      const rated = this.rated(q.side, side, worst);
-      const list = q.order === 'precision' ? rated.byWorst : null;
+      const rated = this.ratedEntries(q.side, side, worst);
       const [from, to] = pageRange(rated.entries.length, q.offset, q.limit);
+      const positions = q.order === 'precision' ? rated.byWorst.range(from, to) : null;
       const page: number[] = [];
-      for (let k = from; k < to; k++) page.push(rated.entries[list ? list[k] : k]);
+      for (let k = from; k < to; k++) page.push(rated.entries[positions ? positions[k - from] : k]);
       const summaries = this.summaries(side, page);
       const memo = new Map<number, string[]>();
       answer.total = rated.entries.length;
@@ -117,14 +123,23 @@ export class VisIndexStore implements GraphStore {
     });
   }
 
+  rated(q: { side: Side }): RatedNodes {
+    return guardStore(this.o.file, () => {
+      const side = this.index.sides[q.side];
+      if (!side) return { values: new Float64Array(0), idAt: () => '' };
+      const { entries, values } = this.ratedEntries(q.side, side, worstEnd(this.metaValue.task));
+      return { values, idAt: (k) => idOf(side, entries[k]) };
+    });
+  }
+
   close(): void {
     this.bytes.close();
   }
 
   /** Per side, once: the entries with a finite precision in output order (post-order), and those positions worst first. */
-  private readonly ratedCache = new Map<Side, { entries: Int32Array; byWorst: Uint32Array }>();
+  private readonly ratedCache = new Map<Side, { entries: Int32Array; values: Float64Array; byWorst: WorstFirst }>();
 
-  private rated(name: Side, side: SideIndex, worst: 'high' | 'low'): { entries: Int32Array; byWorst: Uint32Array } {
+  private ratedEntries(name: Side, side: SideIndex, worst: 'high' | 'low'): { entries: Int32Array; values: Float64Array; byWorst: WorstFirst } {
     const known = this.ratedCache.get(name);
     if (known) return known;
     const { precision, parent, childStart, children, rootIdx } = side;
@@ -159,7 +174,8 @@ export class VisIndexStore implements GraphStore {
     // Nodes the tree does not reach (legacy and layer-mapping files), in file order as the execution order has them.
     for (const e of side.preorder) if (e !== rootIdx && parent[e] < 0 && Number.isFinite(precision[e])) entries.push(e);
     const list = Int32Array.from(entries);
-    const rated = { entries: list, byWorst: sortWorstFirst(Float64Array.from(list, (e) => precision[e]), worst) };
+    const values = Float64Array.from(list, (e) => precision[e]);
+    const rated = { entries: list, values, byWorst: new WorstFirst(values, worst) };
     this.ratedCache.set(name, rated);
     return rated;
   }
@@ -167,6 +183,11 @@ export class VisIndexStore implements GraphStore {
   private childrenOf(q: ChildrenQuery): ChildrenResponse | undefined {
     const side = this.index.sides[q.side];
     if (!side) return undefined;
+    const forest = this.forestOf(side);
+    if (forest && q.nodeId === forest.id) {
+      const [from, to] = pageRange(forest.tops.length, q.offset, q.limit);
+      return { node: forest.id, children: this.summaries(side, forest.tops.slice(from, to)), total: forest.tops.length };
+    }
     const entry = q.nodeId === undefined ? side.rootIdx : lookupId(side, q.nodeId);
     if (entry < 0) return undefined;
     let list: ArrayLike<number> = side.children.subarray(side.childStart[entry], side.childStart[entry + 1]);
@@ -175,14 +196,20 @@ export class VisIndexStore implements GraphStore {
     if (entry === side.rootIdx && micro !== -1) {
       list = Array.from(list).filter((c) => side.micro[c] === NO_MICRO || side.micro[c] === micro);
     }
-    const [from, to] = pageRange(list.length, q.offset, q.limit);
-    const page = Array.from({ length: to - from }, (_, k) => list[from + k]);
-    return { node: idOf(side, entry), children: this.summaries(side, page), total: list.length };
+    // The unreachable group is the root's last child, whatever the micro step (its nodes carry none that counts).
+    const group = entry === side.rootIdx && forest ? 1 : 0;
+    const [from, to] = pageRange(list.length + group, q.offset, q.limit);
+    const page = Array.from({ length: Math.max(0, Math.min(to, list.length) - from) }, (_, k) => list[from + k]);
+    const children = this.summaries(side, page);
+    if (group && from <= list.length && list.length < to) children.push(groupSummary(forest!.id, forest!.tops.length));
+    return { node: idOf(side, entry), children, total: list.length + group };
   }
 
   private detail(q: { side: Side; nodeId: string }): NodeDetail | undefined {
     const side = this.index.sides[q.side];
     if (!side) return undefined;
+    const forest = this.forestOf(side);
+    if (forest && q.nodeId === forest.id) return groupDetail(forest.id, forest.tops.length, q.side, idOf(side, side.rootIdx));
     const entry = lookupId(side, q.nodeId);
     if (entry < 0) return undefined;
     const raw = this.readNode(side, entry);
@@ -289,24 +316,43 @@ export class VisIndexStore implements GraphStore {
     }
   }
 
+  /** Per side, once: the nodes the root does not reach, under their synthetic group (unreachableGroup.ts). */
+  private readonly forests = new Map<SideIndex, UnreachableForest | null>();
+
+  private forestOf(side: SideIndex): UnreachableForest | null {
+    let forest = this.forests.get(side);
+    if (forest === undefined) {
+      forest = unreachableForest({
+        size: side.alive.length,
+        isLive: (e) => side.alive[e] === 1,
+        isReachable: (e) => e === side.rootIdx || side.parent[e] >= 0,
+        childrenOf: (e) => side.children.subarray(side.childStart[e], side.childStart[e + 1]),
+        hasId: (id) => lookupId(side, id) >= 0,
+      });
+      this.forests.set(side, forest);
+    }
+    return forest;
+  }
+
   /**
-   * Root → parent from the index alone, as nodeRecord.ancestors: the subnodes tree where it reaches, else the
-   * node's `upnode` (legacy files keep unreachable nodes, msprobe-format.md §8.1), stopping at a missing id or a
-   * cycle, and at MAX_PATH_DEPTH. `memo` maps a parent to the path of its children: valid only for chains that
-   * reach the root (a chain that reaches the root cannot pass through the node it started from).
+   * Root → parent from the index alone, as nodeRecord.ancestors: the subnodes tree from the root, or for a node it
+   * does not reach, the unreachable group's tree; at most MAX_PATH_DEPTH ids. `memo` maps a parent to the path of
+   * its children.
    */
   private ancestors(side: SideIndex, entry: number, memo?: Map<number, string[]>): string[] {
     if (entry === side.rootIdx) return [];
-    const parentOf = (e: number) => (side.parent[e] >= 0 ? side.parent[e] : side.up[e]);
-    const first = parentOf(entry);
-    if (first < 0) return [];
+    const first = side.parent[entry];
+    if (first < 0) {
+      const forest = this.forestOf(side);
+      return forest ? forestPath(forest, entry, idOf(side, side.rootIdx), (e) => idOf(side, e)) : [];
+    }
     const known = memo?.get(first);
     if (known) return known;
     const chain: number[] = [];
     const seen = new Set<number>([entry]);
     let base: string[] = [];
     let reachedRoot = false;
-    for (let p = first; p >= 0 && !seen.has(p) && chain.length < MAX_PATH_DEPTH; p = parentOf(p)) {
+    for (let p = first; p >= 0 && !seen.has(p) && chain.length < MAX_PATH_DEPTH; p = side.parent[p]) {
       checkBudget();
       const through = p !== first ? memo?.get(p) : undefined;
       if (through) {

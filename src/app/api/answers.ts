@@ -101,6 +101,7 @@ function summary(v: unknown): NodeSummary | null {
     matchedNodeLink: strings(v.matchedNodeLink),
     childCount: isInt(v.childCount) && v.childCount >= 0 ? v.childCount : 0,
     microStepId: isInt(v.microStepId) ? v.microStepId : null,
+    ...(v.synthetic === 'unreachable' ? { synthetic: 'unreachable' as const } : {}),
   };
 }
 

@@ -42,7 +42,7 @@ export type IndexingProgress = IndexingResponse['indexing'];
 
 export const INDEXING_POLL_MS = 300;
 
-type Query = Record<string, string | number | null | undefined>;
+export type Query = Record<string, string | number | null | undefined>;
 
 function urlFor(route: string, query: Query): string {
   const params = new URLSearchParams();
@@ -106,7 +106,8 @@ async function fetchJson(route: string, query: Query, signal?: AbortSignal): Pro
     body = JSON.parse(text);
   } catch {
     const snippet = text.slice(0, 120).replace(/\s+/g, ' ');
-    throw new ApiRequestError(response.ok ? 0 : response.status, `${route}: not JSON (${response.status} ${snippet})`);
+    const lang: Lang = acceptLanguage === 'zh-CN' ? 'zh-CN' : 'en';
+    throw new ApiRequestError(response.ok ? 0 : response.status, translate(lang, 'error.notJson', { route, status: response.status, snippet }));
   }
   if (!response.ok) {
     const message = typeof (body as ApiError)?.error === 'string' ? (body as ApiError).error : response.statusText;
@@ -115,7 +116,8 @@ async function fetchJson(route: string, query: Query, signal?: AbortSignal): Pro
   return { status: response.status, body };
 }
 
-async function getJson<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
+/** One checked answer of a route, waiting out 202 (indexing) answers; other api/*.ts modules use it too. */
+export async function getJson<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
   let waitId: number | null = null;
   try {
     for (;;) {
@@ -134,9 +136,9 @@ async function getJson<T>(route: string, query: Query, check: (body: unknown) =>
   }
 }
 
-const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, format: ref.format, step: ref.step, rank: ref.rank });
+export const graphQuery = (ref: GraphRef): Query => ({ run: ref.run, tag: ref.tag, format: ref.format, step: ref.step, rank: ref.rank });
 /** How error banners name the file: its path in the log dir without the extension. */
-const fileOf = (ref: GraphRef): string => (ref.run === '.' ? ref.tag : `${ref.run}/${ref.tag}`);
+export const fileOf = (ref: GraphRef): string => (ref.run === '.' ? ref.tag : `${ref.run}/${ref.tag}`);
 
 export interface ChildrenOptions {
   /** -1 = every micro step. */

@@ -1,5 +1,7 @@
 import type { ApiError, IndexingResponse, Side, WorstResponse } from '../../core/api/types.js';
 import { checkFind } from './answers.js';
+import { translate } from '../i18n/i18n.js';
+import { useAppStore } from '../state/appStore.js';
 import { ApiRequestError, INDEXING_POLL_MS, type GraphRef } from './client.js';
 
 /**
@@ -37,18 +39,21 @@ export async function fetchWorst(ref: GraphRef, q: WorstPageQuery, signal?: Abor
   const file = ref.run === '.' ? ref.tag : `${ref.run}/${ref.tag}`;
   for (;;) {
     let response: Response;
+    // The server's error text and these details follow the UI language, as client.ts's requests do.
+    const lang = useAppStore.getState().lang;
     try {
-      response = await fetch(worstUrl(ref, q), { signal, headers: { Accept: 'application/json' } });
+      response = await fetch(worstUrl(ref, q), { signal, headers: { Accept: 'application/json', 'Accept-Language': lang } });
     } catch (err) {
       if ((err as Error).name === 'AbortError') throw err;
-      throw new ApiRequestError(0, (err as Error).message);
+      throw new ApiRequestError(0, translate(lang, 'error.unreachable', { message: (err as Error).message }), true);
     }
     const text = await response.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new ApiRequestError(response.ok ? 0 : response.status, `graph/worst: not JSON (${response.status} ${text.slice(0, 120).replace(/\s+/g, ' ')})`);
+      const snippet = text.slice(0, 120).replace(/\s+/g, ' ');
+      throw new ApiRequestError(response.ok ? 0 : response.status, translate(lang, 'error.notJson', { route: 'graph/worst', status: response.status, snippet }));
     }
     if (!response.ok) {
       const message = typeof (body as ApiError)?.error === 'string' ? (body as ApiError).error : response.statusText;

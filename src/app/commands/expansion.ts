@@ -14,9 +14,20 @@ export function expand(tree: TreeState, id: string): TreeState {
   return promote({ ...tree, pending: withItem(tree.pending, id), failed });
 }
 
-/** Closes a group and everything open below it; the root never closes. */
+/**
+ * Asks for `ids` to be open without knowing where they sit (a link's open groups, the groups open before a step /
+ * rank switch): each opens once it is loaded as a child of an open group, level by level.
+ */
+export function wantOpen(tree: TreeState, ids: Iterable<string>): TreeState {
+  const wanted = new Set(tree.wanted);
+  for (const id of ids) if (id !== tree.rootId && !tree.expanded.has(id) && !tree.pending.has(id)) wanted.add(id);
+  return wanted.size === tree.wanted.size ? tree : promote({ ...tree, wanted });
+}
+
+/** Closes a group and everything open below it; the root never closes. A collapse ends a restore in progress. */
 export function collapse(tree: TreeState, id: string): TreeState {
   if (id === tree.rootId) return tree;
+  if (tree.wanted.size > 0) tree = { ...tree, wanted: new Set() };
   if (!tree.expanded.has(id)) {
     return tree.pending.has(id) ? { ...tree, pending: withoutItem(tree.pending, id) } : tree;
   }
@@ -84,6 +95,7 @@ export function fetchFailed(tree: TreeState, id: string, message: string): TreeS
  * chain whose responses arrived out of order opens in one step.
  */
 export function promote(tree: TreeState): TreeState {
+  tree = claimWanted(tree);
   let expanded: Set<string> | null = null;
   let pending: Set<string> | null = null;
   let dirty: Set<string> | null = null;
@@ -106,6 +118,22 @@ export function promote(tree: TreeState): TreeState {
     }
   }
   return expanded ? { ...tree, expanded, pending: pending!, dirty: dirty! } : tree;
+}
+
+/** Wanted groups that are loaded now become pending (a loaded leaf is dropped: there is nothing to open). */
+function claimWanted(tree: TreeState): TreeState {
+  let wanted: Set<string> | null = null;
+  let pending: Set<string> | null = null;
+  for (const id of tree.wanted) {
+    const node = tree.nodes.get(id);
+    if (!node) continue;
+    wanted ??= new Set(tree.wanted);
+    wanted.delete(id);
+    if (node.childCount === 0) continue;
+    pending ??= new Set(tree.pending);
+    pending.add(id);
+  }
+  return wanted ? { ...tree, wanted, pending: pending ?? tree.pending } : tree;
 }
 
 function withItem(set: ReadonlySet<string>, id: string): ReadonlySet<string> {

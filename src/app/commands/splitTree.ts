@@ -147,3 +147,76 @@ export function splitPositions(tree: TreeState, id: string): number[] {
 export function realAncestors(tree: Pick<TreeState, 'parentOf'>, id: string): string[] {
   return ancestorsOf(tree, id).filter((a) => !isSplitId(a));
 }
+
+/** What a pseudo-group is painted with: its worst child, so a red leaf shows before the range is opened. */
+export interface SplitShade {
+  /** Highest precision index among the children known so far (higher is worse); null when none carries one. */
+  worst: number | null;
+  /** Children whose index falls in the worst one's colour bucket (the badge count). */
+  worstCount: number;
+  /** Children whose summaries have not arrived yet: a worse one may still be among them. */
+  unknown: number;
+}
+
+type ShadeCache = Map<string, SplitShade>;
+type ShadeTree = Pick<TreeState, 'nodes' | 'children'>;
+const shadeCaches = new WeakMap<ReadonlyMap<string, unknown>, WeakMap<object, ShadeCache>>();
+
+/**
+ * The shade of pseudo-group `id` (nested pseudo-groups summed), memoised per loaded-nodes map and bucket list, so a
+ * far-zoom frame or a re-render that paints hundreds of pseudo-groups walks each child once per load.
+ */
+export function splitShade(tree: ShadeTree, id: string, bucketOf: (value: number) => string | null): SplitShade {
+  let byBuckets = shadeCaches.get(tree.nodes);
+  if (!byBuckets) shadeCaches.set(tree.nodes, (byBuckets = new WeakMap()));
+  let cache = byBuckets.get(bucketOf);
+  if (!cache) byBuckets.set(bucketOf, (cache = new Map()));
+  return shadeOf(tree, id, bucketOf, cache);
+}
+
+function shadeOf(tree: ShadeTree, id: string, bucketOf: (value: number) => string | null, cache: ShadeCache): SplitShade {
+  const known = cache.get(id);
+  if (known) return known;
+  const range = parseSplitId(id);
+  const children = tree.children.get(id);
+  let shade: SplitShade = { worst: null, worstCount: 0, unknown: 0 };
+  if (!children) {
+    shade.unknown = range ? range.hi - range.lo : 0;
+  } else {
+    for (const child of children) {
+      const part: SplitShade = isSplitId(child)
+        ? shadeOf(tree, child, bucketOf, cache)
+        : { worst: tree.nodes.get(child)?.precisionIndex ?? null, worstCount: 1, unknown: 0 };
+      shade = mergeShades(shade, part, bucketOf);
+    }
+  }
+  cache.set(id, shade);
+  return shade;
+}
+
+function mergeShades(a: SplitShade, b: SplitShade, bucketOf: (value: number) => string | null): SplitShade {
+  const unknown = a.unknown + b.unknown;
+  if (b.worst === null || Number.isNaN(b.worst)) return { ...a, unknown };
+  if (a.worst === null) return { ...b, unknown };
+  const worst = Math.max(a.worst, b.worst);
+  const bucket = bucketOf(worst);
+  const count = (s: SplitShade) => (s.worst !== null && bucketOf(s.worst) === bucket ? s.worstCount : 0);
+  return { worst, worstCount: count(a) + count(b), unknown };
+}
+
+/**
+ * The innermost pseudo-groups under real group `groupId` whose children are not loaded: what a background fetch
+ * needs so every pseudo-group can be shaded. Outermost first, in execution order.
+ */
+export function unloadedSlices(tree: TreeState, groupId: string): string[] {
+  const out: string[] = [];
+  const walk = (id: string) => {
+    for (const child of tree.children.get(id) ?? []) {
+      if (!isSplitId(child)) continue;
+      if (tree.children.has(child)) walk(child);
+      else out.push(child);
+    }
+  };
+  walk(groupId);
+  return out;
+}

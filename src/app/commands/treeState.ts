@@ -15,6 +15,11 @@ export interface TreeState {
   expanded: ReadonlySet<string>;
   /** Groups the user wants open that wait for their children or for their parent to open. */
   pending: ReadonlySet<string>;
+  /**
+   * Groups a link or a graph switch asks to be open that are not loaded yet: each becomes pending once it is loaded
+   * as a child, so an id this graph lacks (another rank, a rebuilt file) is never requested.
+   */
+  wanted: ReadonlySet<string>;
   /** Children requests in flight. */
   loading: ReadonlySet<string>;
   /** Children requests that failed: id → message (shown on the node; retried on the next expand). */
@@ -36,6 +41,7 @@ export const EMPTY_TREE: TreeState = {
   children: new Map(),
   expanded: new Set(),
   pending: new Set(),
+  wanted: new Set(),
   loading: new Set(),
   failed: new Map(),
   dirty: new Set(),

@@ -59,12 +59,36 @@ export function fit(bounds: Rect, size: Size, padding = FIT_PADDING): View {
 }
 
 /**
- * First view of a file: the graph's width fitted (a tall root would be unreadable fitted whole), top aligned, so
- * execution starts at the top of the pane as in the reference viewer.
+ * Fit never goes below this scale on its first press: 8-px labels (NodeShape) stay at least 10 px on screen (issue
+ * 14 item 7). A second press fits the whole graph whatever the scale (fitStep).
+ */
+export const READABLE_FIT_SCALE = 1.25;
+
+/**
+ * First view of a file, and Fit's first press: the graph's width fitted (a tall root would be unreadable fitted
+ * whole) but never below READABLE_FIT_SCALE, top aligned, so execution starts at the top of the pane as in the
+ * reference viewer; a graph wider than the pane at that scale starts at its left edge. A graph that fits whole at
+ * that scale is fitted whole.
  */
 export function initialView(bounds: Rect, size: Size, padding = FIT_PADDING): View {
-  const k = clampScale(Math.min(MAX_FIT_SCALE, (size.width - 2 * padding) / Math.max(1, bounds.width)));
-  return { k, x: (size.width - bounds.width * k) / 2 - bounds.x * k, y: padding - bounds.y * k };
+  const byWidth = (size.width - 2 * padding) / Math.max(1, bounds.width);
+  const k = clampScale(Math.min(MAX_FIT_SCALE, Math.max(READABLE_FIT_SCALE, byWidth)));
+  const whole = fit(bounds, size, padding);
+  if (whole.k >= k) return { ...whole, y: padding - bounds.y * whole.k };
+  const x = bounds.width * k + 2 * padding <= size.width ? (size.width - bounds.width * k) / 2 : padding;
+  return { k, x: x - bounds.x * k, y: padding - bounds.y * k };
+}
+
+/** Fit's button: the readable view first (initialView); pressed again in that view, the whole graph (fit). */
+export function fitStep(view: View, bounds: Rect, size: Size): View {
+  const readable = initialView(bounds, size);
+  const whole = fit(bounds, size);
+  // A graph that fits whole at the readable scale has a single Fit view.
+  return sameView(view, readable) && whole.k < readable.k ? whole : readable;
+}
+
+function sameView(a: View, b: View): boolean {
+  return Math.abs(a.k - b.k) <= 1e-6 * b.k && Math.abs(a.x - b.x) < 0.5 && Math.abs(a.y - b.y) < 0.5;
 }
 
 /** The part of the graph the pane shows, in graph coordinates. */
@@ -137,4 +161,17 @@ export function locateView(
   const x = w + 2 * margin <= size.width ? (size.width - w) / 2 : margin;
   const y = h + 2 * margin <= size.height ? (size.height - h) / 2 : margin;
   return { k, x: x - box.x * k, y: y - box.y * k };
+}
+
+/** The view at the same scale with graph point `point` at the pane's centre (a minimap click). */
+export function centreOn(view: View, point: Point, size: Size): View {
+  return { k: view.k, x: size.width / 2 - point.x * view.k, y: size.height / 2 - point.y * view.k };
+}
+
+/** Where the whole of `bounds` sits in a box of at most `max` px (a minimap): the scale and offset, and its size. */
+export function overviewFrame(bounds: Rect, max: Size, minWidth = 40): View & Size {
+  const k = Math.min(max.width / Math.max(1, bounds.width), max.height / Math.max(1, bounds.height));
+  const width = Math.max(minWidth, Math.ceil(bounds.width * k));
+  const height = Math.ceil(bounds.height * k);
+  return { k, x: (width - bounds.width * k) / 2 - bounds.x * k, y: -bounds.y * k, width, height };
 }

@@ -1,6 +1,6 @@
 import type { ChangeEvent } from 'react';
 import { useT } from '../i18n/i18n.js';
-import { openFile, switchGraph } from '../state/actions.js';
+import { switchGraph } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
 import { entryForOptionValue, fileExtension, fileOptionValue, findRun, openEntry, runLabel } from '../state/fileChoice.js';
 
@@ -29,11 +29,12 @@ export function FilePicker() {
   const onRun = (e: ChangeEvent<HTMLSelectElement>) => {
     const next = runs.find((r) => r.run === e.target.value);
     const first = next?.tags.find((x) => x.error === null) ?? next?.tags[0];
-    if (next && first) void openFile(next.run, first.tag, { format: first.format });
+    if (next && first) void switchGraph({ step: null, rank: null, file: { run: next.run, tag: first.tag, format: first.format } });
   };
   const onTag = (e: ChangeEvent<HTMLSelectElement>) => {
     const entry = entryForOptionValue(tags, e.target.value);
-    if (run !== null && entry) void openFile(run, entry.tag, { format: entry.format });
+    // Another file keeps the selection and open groups where it has them (issue 14 item 5).
+    if (run !== null && entry) void switchGraph({ step: null, rank: null, file: { run, tag: entry.tag, format: entry.format } });
   };
   // A `.vis.db` holds one graph per step and rank; changing either re-opens the graph (micro step back to ALL).
   const steps = meta?.steps ?? [];

@@ -33,8 +33,15 @@ export function FilterPanel() {
   const [allTotal, setAllTotal] = useState<number | null>(null);
   const countRun = useRef<AbortController | null>(null);
 
-  // Another file has other buckets.
-  useEffect(() => setTicked(new Set()), [meta]);
+  // Ticks name buckets by position: another step, rank or file with the same buckets keeps them (issue 14 item 5),
+  // other buckets clear them. While the next file loads (no meta) nothing changes.
+  const bucketKey = meta ? JSON.stringify([buckets.map((b) => b.range), meta.overflowCheck]) : null;
+  const shownBuckets = useRef<string | null>(null);
+  useEffect(() => {
+    if (bucketKey === null) return;
+    if (shownBuckets.current !== null && shownBuckets.current !== bucketKey) setTicked(new Set());
+    shownBuckets.current = bucketKey;
+  }, [bucketKey]);
 
   useEffect(() => {
     if (!meta || ticked.size === 0) return clear();

@@ -4,7 +4,9 @@ import { bucketColor } from '../../core/colors/buckets.js';
 import { useT } from '../i18n/i18n.js';
 import { formatPrecision } from '../panels/precisionDriver.js';
 import { useAppStore } from '../state/appStore.js';
-import { middleSplit, type FoundOrder } from './foundRows.js';
+import { foundCsvFile } from '../commands/exportCsv.js';
+import { CsvButton } from './CsvButton.js';
+import { middleSplit, stepIndex, type FoundOrder } from './foundRows.js';
 import type { FindState } from './useFindResults.js';
 
 const NO_COLORS: ColorBucket[] = [];
@@ -48,9 +50,8 @@ export function FoundList({ testId, state, onPick, onOrder, note, reveal }: Prop
     );
   }
   const count = total === 0 ? t('search.none') : results.length < total ? t('search.countLimited', { total, shown: results.length }) : t('search.count', { total });
-  const step = (delta: number) => {
-    if (results.length === 0) return;
-    onPick(at < 0 ? (delta > 0 ? 0 : results.length - 1) : (at + delta + results.length) % results.length);
+  const step = (delta: 1 | -1) => {
+    if (results.length > 0) onPick(stepIndex(at, delta, results.length));
   };
   return (
     <div className="pb-found" data-testid={`${testId}-results`} ref={boxRef}>
@@ -60,17 +61,25 @@ export function FoundList({ testId, state, onPick, onOrder, note, reveal }: Prop
         </span>
         {results.length > 0 && (
           <>
-            <span className="pb-found__at">{at >= 0 ? t('search.position', { at: at + 1, shown: results.length }) : ''}</span>
+            <span className="pb-found__at" data-testid={`${testId}-position`}>
+              {at >= 0 ? t('search.position', { at: at + 1, total }) : ''}
+            </span>
             <button type="button" className="pb-found__step" data-testid={`${testId}-prev`} title={t('search.prev')} aria-label={t('search.prev')} onClick={() => step(-1)}>
               ↑
             </button>
             <button type="button" className="pb-found__step" data-testid={`${testId}-next`} title={t('search.next')} aria-label={t('search.next')} onClick={() => step(1)}>
               ↓
             </button>
+            <CsvButton testId={`${testId}-csv`} title={t('csv.foundTip')} build={() => foundCsvFile(results, state.side, testId, t, useAppStore.getState())} />
           </>
         )}
       </div>
       {note}
+      {state.nearestAncestor !== null && (
+        <p className="pb-found__note" data-testid={`${testId}-locate-note`} data-ancestor={state.nearestAncestor}>
+          {t('search.nearestAncestor', { id: state.nearestAncestor })}
+        </p>
+      )}
       {onOrder && results.some((r) => r.precisionIndex !== null) && (
         <label className="pb-found__order">
           <span>{t('filter.sort')}</span>

@@ -3,8 +3,11 @@ import { useAppStore } from '../state/appStore.js';
 import { ColorLegend } from './ColorLegend.js';
 import { FilePicker } from './FilePicker.js';
 import { FilterPanel } from './FilterPanel.js';
+import { HeatmapPanel } from './HeatmapPanel.js';
 import { SearchPanel } from './SearchPanel.js';
 import { LangSwitch } from './LangSwitch.js';
+import { ShortcutsButton } from './ShortcutsOverlay.js';
+import { ThemeSwitch } from './ThemeSwitch.js';
 import { WorstNodesPanel } from './WorstNodesPanel.js';
 
 export function Sidebar() {
@@ -19,7 +22,11 @@ export function Sidebar() {
         <div className="pb-sidebar__body">
           <header className="pb-sidebar__header">
             <h1 className="pb-sidebar__title">{t('app.title')}</h1>
-            <LangSwitch />
+            <div className="pb-sidebar__tools">
+              <ThemeSwitch />
+              <LangSwitch />
+              <ShortcutsButton />
+            </div>
           </header>
           <h2 className="pb-sidebar__section">{t('sidebar.data')}</h2>
           <FilePicker />
@@ -30,6 +37,7 @@ export function Sidebar() {
           {compare && <h2 className="pb-sidebar__section">{t('sidebar.filter')}</h2>}
           <FilterPanel />
           <WorstNodesPanel />
+          <HeatmapPanel />
         </div>
       )}
       <button

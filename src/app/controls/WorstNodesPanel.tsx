@@ -2,9 +2,12 @@ import { useEffect, useState } from 'react';
 import type { Side, WorstResponse } from '../../core/api/types.js';
 import { fetchWorst, type WorstOrder } from '../api/worst.js';
 import { formatPrecision, middleEllipsis, nodeTypeKey, pageInfo, precisionSwatch, turnPage, WORST_PAGE_SIZE } from '../commands/worstNodes.js';
+import { foundCsvFile } from '../commands/exportCsv.js';
 import { useT } from '../i18n/i18n.js';
 import { currentGraph, describeError, selectFound } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
+import { CsvButton } from './CsvButton.js';
+import { FirstDivergentButton } from './FirstDivergentButton.js';
 
 /**
  * Issue 14's worst-nodes table: every node of a side with a precision value, worst first (md5: differing first) or
@@ -60,6 +63,7 @@ export function WorstNodesPanel() {
         {t('worst.title')}
       </summary>
       <p className="pb-legend__note">{t('worst.hint')}</p>
+      <FirstDivergentButton />
       <div className="pb-worst__controls">
         <Choice
           label={t('worst.side')}
@@ -116,6 +120,7 @@ export function WorstNodesPanel() {
             >
               ›
             </button>
+            <CsvButton testId="worst-csv" title={t('csv.worstTip')} build={() => foundCsvFile(page.results, page.side, 'worst', t, useAppStore.getState())} />
           </div>
           <table className="pb-worst__table" data-testid="worst-table">
             <thead>

@@ -42,3 +42,13 @@ export function hiddenModules(leavesOnly: boolean, leafTotal: number | null, all
   const hidden = allTotal - leafTotal;
   return hidden > 0 ? hidden : null;
 }
+
+/**
+ * Previous / next through `length` results (buttons, Enter / Shift+Enter), wrapping at both ends; from "none yet"
+ * (-1) next is the first and previous the last.
+ */
+export function stepIndex(at: number, delta: 1 | -1, length: number): number {
+  if (length === 0) return -1;
+  if (at < 0) return delta > 0 ? 0 : length - 1;
+  return (at + delta + length) % length;
+}

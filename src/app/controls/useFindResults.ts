@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { FindResponse, FoundNode, Side } from '../../core/api/types.js';
-import type { GraphRef } from '../api/client.js';
-import { currentGraph, describeError, selectFound } from '../state/actions.js';
+import { client, type GraphRef } from '../api/client.js';
+import { nearestMatchedAncestor } from '../commands/locate.js';
+import { paneFor, syncStore } from '../pane/paneRegistry.js';
+import { currentGraph, describeError, otherSide, selectFound } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
 import { sortFound, type FoundOrder } from './foundRows.js';
 
@@ -16,9 +18,11 @@ export interface FindState {
   exec: FoundNode[];
   at: number;
   order: FoundOrder;
+  /** The current result is unmatched: this matched ancestor's counterpart was located instead (null: none). */
+  nearestAncestor: string | null;
 }
 
-const IDLE: FindState = { status: 'idle', side: 'npu', total: 0, results: [], exec: [], at: -1, order: 'exec' };
+const IDLE: FindState = { status: 'idle', side: 'npu', total: 0, results: [], exec: [], at: -1, order: 'exec', nearestAncestor: null };
 
 const lowerIsWorse = () => useAppStore.getState().meta?.task === 'md5';
 
@@ -49,7 +53,7 @@ export function useFindResults() {
       (answer) => {
         if (controller.signal.aborted) return;
         const results = sortFound(answer.results, order.current, lowerIsWorse());
-        setState({ status: 'done', side, total: answer.total, results, exec: answer.results, at: -1, order: order.current });
+        setState({ status: 'done', side, total: answer.total, results, exec: answer.results, at: -1, order: order.current, nearestAncestor: null });
       },
       (err: unknown) => {
         if (controller.signal.aborted || (err as Error)?.name === 'AbortError') return;
@@ -78,11 +82,49 @@ export function useFindResults() {
     (at: number) => {
       const found = state.results[at];
       if (!found) return;
-      setState((s) => ({ ...s, at }));
+      setState((s) => ({ ...s, at, nearestAncestor: null }));
       selectFound(state.side, found);
+      void locateNearestMatched(state.side, found).then((ancestor) => {
+        if (ancestor !== null) setState((s) => (s.results[s.at] === found ? { ...s, nearestAncestor: ancestor } : s));
+      });
     },
     [state],
   );
 
   return { state, query, clear, pick, setOrder };
+}
+
+/** Ancestors read at most this far up for a matched one; past it the other side's root stands in. */
+const MAX_ANCESTOR_READS = 32;
+
+/**
+ * Locate's sync half for an unmatched result of a compare file (sync on): its nearest matched ancestor's counterpart
+ * is located on the other side. Resolves that ancestor's id, or null when the result is matched (the panes locate its
+ * counterpart from the selection), sync is off, or the file or selection changed meanwhile.
+ */
+async function locateNearestMatched(side: Side, found: FoundNode): Promise<string | null> {
+  const app = useAppStore.getState();
+  const ref = currentGraph();
+  const otherRoot = app.meta?.roots[otherSide(side)];
+  if (!ref || app.meta?.graphType !== 'compare' || !otherRoot || !syncStore.getState().sync) return null;
+  if (found.matchedNodeLink.length > 0 || found.path.length === 0) return null;
+  const version = app.fileVersion;
+  const read: Array<{ id: string; matchedNodeLink: string[] }> = [];
+  try {
+    // Nearest first; the root (path[0]) always has a counterpart, so reading stops there at the latest.
+    for (let k = found.path.length - 1; k >= 1 && read.length < MAX_ANCESTOR_READS; k--) {
+      const node = await client.node(ref, side, found.path[k]);
+      read.unshift({ id: node.id, matchedNodeLink: node.matchedNodeLink });
+      if (node.matchedNodeLink.length > 0) break;
+    }
+  } catch (err) {
+    useAppStore.getState().setError(describeError(err));
+    return null;
+  }
+  const chain = read[0]?.matchedNodeLink.length ? read : [{ id: found.path[0], matchedNodeLink: [] }, ...read];
+  const target = nearestMatchedAncestor(chain, otherRoot);
+  const now = useAppStore.getState();
+  if (!target || now.fileVersion !== version || now.selection?.id !== found.id) return null;
+  void paneFor(otherSide(side))?.reveal(target.path, target.id, [], 'locate');
+  return target.ancestorId;
 }

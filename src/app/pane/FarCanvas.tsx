@@ -1,12 +1,11 @@
 import { useEffect, useRef } from 'react';
-import { nodeFill, type PaintContext } from '../../core/colors/nodePaint.js';
-import { isSplitId } from '../../core/layout/groupSplit.js';
+import type { PaintContext } from '../../core/colors/nodePaint.js';
 import { visibleNodes, type SceneNode } from '../../core/layout/scene.js';
 import type { GroupLayout, Rect } from '../../core/layout/types.js';
-import { NodeOp } from '../../core/model/graph.js';
 import { useAppStore } from '../state/appStore.js';
+import { themeStore } from '../state/themeStore.js';
 import { FAR_SCALE, paintFar } from './canvasPaint.js';
-import { SPLIT_FILL } from './NodeShape.js';
+import { boxFill } from './paneFill.js';
 import { usePaneController } from './paneContext.js';
 
 /**
@@ -51,22 +50,18 @@ export function FarCanvas() {
       }
       const side = s.side;
       const paint: PaintContext = { side, graphType: app.meta?.graphType ?? 'build', colors: app.meta?.colors ?? [] };
-      const nodes = s.tree.nodes;
       const highlighted = new Set<string>();
       const sel = app.selection;
       if (sel?.side === side) highlighted.add(sel.id);
       else if (sel?.counterpartId) highlighted.add(sel.counterpartId);
+      const theme = themeStore.getState().theme;
       const drawn = paintFar(ctx, {
         scene: cached.scene,
         view: s.view,
         size: s.size,
         devicePixelRatio: dpr,
         highlighted,
-        fillOf: (n) => {
-          if (isSplitId(n.id)) return SPLIT_FILL;
-          const summary = nodes.get(n.id);
-          return summary ? nodeFill(summary, paint) : nodeFill({ nodeType: NodeOp.module, precisionIndex: null, matchedNodeLink: [n.id] }, paint);
-        },
+        fillOf: (n) => boxFill(s.tree, n.id, paint, theme),
       });
       canvas.dataset.drawn = String(drawn);
     };
@@ -77,10 +72,12 @@ export function FarCanvas() {
     const stopApp = useAppStore.subscribe((a, b) => {
       if (a.meta !== b.meta || a.selection !== b.selection) request();
     });
+    const stopTheme = themeStore.subscribe(request);
     request();
     return () => {
       stopPane();
       stopApp();
+      stopTheme();
       if (frame !== 0) cancelAnimationFrame(frame);
     };
   }, [controller]);

@@ -4,15 +4,18 @@ import type { TextMeasurer } from '../../core/layout/textMeasure.js';
 import { splitPositions } from '../commands/splitTree.js';
 import { useAppStore, type Selection } from '../state/appStore.js';
 import { createCanvasTextMeasurer } from './canvasTextMeasurer.js';
+import { PANE_LAYOUT_PARAMS } from './labelFit.js';
 import { createWorkerLayoutRunner } from './layoutRunner.js';
 import { NodeLayer } from './NodeLayer.js';
 import { PaneContext, usePane, usePaneController } from './paneContext.js';
-import { PaneController, type FetchChildren } from './paneController.js';
+import { PaneController, SHADE_PREFETCH_MAX, type FetchChildren } from './paneController.js';
 import { createPaneStore } from './paneStore.js';
 import { usePaneText } from './paneText.js';
 import { usePanZoom } from './usePanZoom.js';
+import { usePaneViewLink } from './paneViewLink.js';
 import { useNodePointer } from './useNodePointer.js';
 import { FarCanvas } from './FarCanvas.js';
+import { Minimap } from './Minimap.js';
 import { useStore } from 'zustand';
 import { useT } from '../i18n/i18n.js';
 import { counterpartAction } from '../commands/syncExpand.js';
@@ -53,6 +56,8 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
       (s, id, page) => fetchRef.current(s, id, page),
       createWorkerLayoutRunner(),
       sharedMeasurer,
+      PANE_LAYOUT_PARAMS,
+      { shadePrefetchMax: SHADE_PREFETCH_MAX },
     );
     setController(created);
     const unregister = registerPane(created);
@@ -62,6 +67,7 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
     };
   }, [side]);
 
+  const paneLabel = useT()(side === 'npu' ? 'pane.npu' : 'pane.bench');
   const rootId = useAppStore((s) => s.meta?.roots[side] ?? null);
   const run = useAppStore((s) => s.run);
   const tag = useAppStore((s) => s.tag);
@@ -78,15 +84,19 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
     if (!controller || !selection) return;
     const mode = isPointerSelection(selection) ? 'visible' : 'locate';
     if (selection.side === side) {
-      void controller.reveal(selection.path, selection.id, selection.positions, mode).then((ok) => {
+      void controller.reveal(selection.path, selection.id, selection.positions, mode === 'visible' ? 'stay' : mode).then((ok) => {
         if (ok) recordPositions(controller, selection);
       });
-    } else if (selection.counterpartId !== null) {
+    } else if (selection.counterpartId !== null && (mode === 'visible' || syncStore.getState().sync)) {
+      // A locate takes the counterpart along only with sync on (issue 14); a click reveals it as before.
       // Both sides usually list the same children in the same order: the selection's positions are a good first
       // guess for its counterpart (checked before use; a wrong guess costs one small request).
       void controller.reveal(selection.counterpartPath, selection.counterpartId, selection.positions, mode);
     }
   }, [controller, side, selection, rootId, run, tag, micro, fileVersion]);
+
+  // After the reset and the selection's reveal: a link's open groups and viewport (applied last).
+  usePaneViewLink(controller, side);
 
   useEffect(() => {
     const svg = svgRef.current;
@@ -107,7 +117,7 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
           <FarCanvas />
         </PaneContext.Provider>
       )}
-      <svg ref={svgRef} className="pb-graph-svg" role="img" aria-label={side}>
+      <svg ref={svgRef} className="pb-graph-svg" role="img" aria-label={paneLabel}>
         {controller && (
           <PaneContext.Provider value={controller}>
             <ViewportGroup>
@@ -166,8 +176,11 @@ function PaneOverlay() {
   const error = usePane((s) => s.error);
   const side = controller.side;
   const compare = useAppStore((s) => s.meta?.graphType === 'compare');
+  const [minimap, setMinimap] = useState(true);
+  const tt = useT();
   return (
     <>
+      {minimap && <Minimap />}
       {busy && (
         <div className="pb-graph-loading" data-testid={`loading-${side}`} role="status">
           {t('loading')}
@@ -189,6 +202,10 @@ function PaneOverlay() {
           {t('fit')}
         </button>
         {compare && <SyncToggle side={side} />}
+        <label className="pb-graph-sync" title={tt('pane.minimapTip')}>
+          <input type="checkbox" data-testid={`minimap-toggle-${side}`} checked={minimap} onChange={(event) => setMinimap(event.target.checked)} />
+          {tt('pane.minimap')}
+        </label>
       </div>
       <NodeMenu />
     </>

@@ -8,7 +8,8 @@ import { NodeOp } from '../../core/model/graph.js';
 import { translate } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { FAR_SCALE } from './canvasPaint.js';
-import { DASH_API_COLLECTION, DASH_FUSION, DASH_SPLIT, NodeShape, SPLIT_FILL, SPLIT_STROKE } from './NodeShape.js';
+import { DASH_API_COLLECTION, DASH_FUSION, DASH_SPLIT, NodeShape, SPLIT_STROKE } from './NodeShape.js';
+import { splitPaint } from './paneFill.js';
 import { usePane, usePaneController } from './paneContext.js';
 
 /**
@@ -23,6 +24,7 @@ export const NodeLayer = memo(function NodeLayer() {
   const layouts = usePane((s) => s.layouts);
   const rootId = usePane((s) => s.tree.rootId);
   const nodes = usePane((s) => s.tree.nodes);
+  const children = usePane((s) => s.tree.children);
   const loading = usePane((s) => s.tree.loading);
   const pending = usePane((s) => s.tree.pending);
   const failed = usePane((s) => s.tree.failed);
@@ -61,19 +63,27 @@ export const NodeLayer = memo(function NodeLayer() {
         };
         if (range) {
           const split = `${range.lo}-${range.hi - 1}`;
+          const { fill, shade, alarming } = splitPaint({ nodes, children }, n.id, paint);
+          const hint = [
+            translate(lang, 'pane.split', { range: common.label }),
+            shade.worst === null ? '' : translate(lang, 'pane.splitWorst', { value: shade.worst.toFixed(4), count: shade.worstCount }),
+            shade.unknown === 0 ? '' : translate(lang, 'pane.splitUnknown', { count: shade.unknown }),
+          ];
           return (
             <NodeShape
               key={n.id}
               {...common}
-              fill={SPLIT_FILL}
-              stroke={SPLIT_STROKE}
+              fill={fill}
+              stroke={alarming ? nodeStroke(fill, side, false).color : SPLIT_STROKE}
               strokeWidth={1}
               dash={DASH_SPLIT}
               selected={false}
               counterpart={false}
               split={split}
               splitOf={range.parentId}
-              hint={translate(lang, 'pane.split', { range: common.label })}
+              hint={hint.filter(Boolean).join('\n')}
+              badge={alarming ? shade.worstCount : undefined}
+              unknown={shade.unknown}
             />
           );
         }
@@ -81,14 +91,17 @@ export const NodeLayer = memo(function NodeLayer() {
         const selected = selection !== null && selection.side === side && selection.id === n.id;
         const counterpart = selection !== null && selection.side !== side && selection.counterpartId === n.id;
         const stroke = nodeStroke(fill, side, selected || counterpart);
+        // The server's group of nodes the root does not reach (issue 14 #11): named and dashed as no node of the file.
+        const unreachable = summary.synthetic === 'unreachable';
         return (
           <NodeShape
             key={n.id}
             {...common}
+            {...(unreachable ? { label: translate(lang, 'pane.unreachable', { count: summary.childCount }), hint: translate(lang, 'pane.unreachableTip') } : {})}
             fill={fill}
             stroke={stroke.color}
             strokeWidth={stroke.width}
-            dash={dashOf(summary.nodeType)}
+            dash={unreachable ? DASH_SPLIT : dashOf(summary.nodeType)}
             selected={selected}
             counterpart={counterpart}
           />

@@ -1,7 +1,7 @@
 import { memo, useMemo } from 'react';
-import { truncateToWidth } from '../../core/layout/textMeasure.js';
 import type { ChildShape } from '../../core/layout/types.js';
 import { LABEL_FONT_FAMILY } from './canvasTextMeasurer.js';
+import { fitLabel } from './labelFit.js';
 import { usePaneController } from './paneContext.js';
 
 /** Dash patterns of the reference viewer: API collections (9) long dashes, fusion collections (8) dots. */
@@ -12,6 +12,9 @@ export const DASH_SPLIT = '4,3';
 export const SPLIT_FILL = '#F6F8FA';
 export const SPLIT_STROKE = 'rgb(140,149,159)';
 const MODULE_RADIUS = 5;
+const BADGE_FILL = 'rgb(31,35,40)';
+// Inline style: .pb-node text (graphPane.css) would override a fill attribute.
+const BADGE_TEXT = '#FFFFFF';
 
 export interface NodeShapeProps {
   id: string;
@@ -37,6 +40,10 @@ export interface NodeShapeProps {
   splitOf?: string;
   /** Hover text instead of the id (pseudo-groups). */
   hint?: string;
+  /** Pseudo-groups: how many children share the worst colour (drawn as a badge when it is an alarming one)… */
+  badge?: number;
+  /** …and how many children are not loaded yet (the colour may miss a worse one). */
+  unknown?: number;
 }
 
 /**
@@ -48,7 +55,7 @@ export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
   const { x, y, width, height, shape, container, fill, stroke, strokeWidth, dash } = props;
   const fontSize = shape === 'leaf' ? params.leafFontSize : params.moduleFontSize;
   const text = useMemo(
-    () => truncateToWidth(props.label, width - (shape === 'leaf' ? 6 : 8), fontSize, measure),
+    () => fitLabel(props.label, width - (shape === 'leaf' ? 6 : 8), fontSize, measure),
     [props.label, width, shape, fontSize, measure],
   );
   const textY = container ? y + params.titleHeight / 2 : y + height / 2;
@@ -66,6 +73,8 @@ export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
       data-loading={props.loading ? 'true' : undefined}
       data-split={props.split}
       data-split-of={props.splitOf}
+      data-worst-count={props.badge}
+      data-unknown={props.unknown || undefined}
     >
       <title>{title}</title>
       {shape === 'leaf' ? (
@@ -116,7 +125,22 @@ export const NodeShape = memo(function NodeShape(props: NodeShapeProps) {
           strokeDasharray="8,8"
         />
       )}
+      {props.badge !== undefined && <Badge x={x + width} y={y} count={props.badge} />}
       {props.failure && <circle cx={x + width - 4} cy={y + 4} r={2} fill="var(--pb-unmatched, #cf222e)" />}
     </g>
   );
 });
+
+/** A count on a box's top-right corner, like a notification badge: readable without opening the range. */
+function Badge({ x, y, count }: { x: number; y: number; count: number }) {
+  const text = count > 999 ? '999+' : String(count);
+  const width = Math.max(10, 4 + text.length * 4.5);
+  return (
+    <g className="pb-node-badge" pointerEvents="none">
+      <rect x={x - width + 3} y={y - 5} width={width} height={10} rx={5} ry={5} fill={BADGE_FILL} />
+      <text x={x - width / 2 + 3} y={y} fontSize={7} fontFamily={LABEL_FONT_FAMILY} style={{ fill: BADGE_TEXT }} textAnchor="middle" dominantBaseline="central">
+        {text}
+      </text>
+    </g>
+  );
+}

@@ -4,14 +4,17 @@ import { locate, sceneBounds } from '../../core/layout/scene.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
 import { DEFAULT_LAYOUT_PARAMS, type GroupLayout, type LayoutParams } from '../../core/layout/types.js';
 import { collapse, fetchFailed, fetchStarted, reveal, toggle } from '../commands/expansion.js';
-import { pageLoaded, placeChild, splitPath, type ChildrenPage } from '../commands/splitTree.js';
+import { pageLoaded, placeChild, splitPath, unloadedSlices, type ChildrenPage } from '../commands/splitTree.js';
 import { childrenToFetch, treeForRoot, type TreeState } from '../commands/treeState.js';
-import { fit, initialView, keepInView, locateView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
+import { fitStep, initialView, keepInView, locateView, panBy, scrollIntoView, zoomBy, type Point, type View } from '../commands/viewport.js';
 import { ChildLocator } from './childLocator.js';
 import { nextCullWindow } from './cullWindow.js';
 import { buildLayoutBatch } from './layoutBatch.js';
 import type { LayoutRunner } from './layoutRunner.js';
 import type { PaneStore } from './paneStore.js';
+
+/** What the viewer passes as PaneOptions.shadePrefetchMax: 50 requests of 400 summaries at most per split group. */
+export const SHADE_PREFETCH_MAX = 20_000;
 
 /** A slice of a group's children (`GET /api/graph/children?offset&limit`). */
 export interface PageRequest {
@@ -34,6 +37,8 @@ export interface PaneOptions {
   splitThreshold?: number;
   /** Page size when searching a split group for a node whose position is unknown. */
   scanPage?: number;
+  /** Split groups up to this many children have every slice fetched in the background to shade it; 0 = none. */
+  shadePrefetchMax?: number;
 }
 
 /**
@@ -49,6 +54,7 @@ export class PaneController {
   private applyView: ((view: View) => void) | null = null;
   private unsubscribe: () => void;
   readonly splitThreshold: number;
+  private readonly shadePrefetchMax: number;
   private readonly locator: ChildLocator;
   /** Reveals still resolving positions in split groups; a newer reveal supersedes older ones. */
   private revealSeq = 0;
@@ -64,6 +70,7 @@ export class PaneController {
   ) {
     this.fetcher = fetcher;
     this.splitThreshold = options.splitThreshold ?? SPLIT_THRESHOLD;
+    this.shadePrefetchMax = options.shadePrefetchMax ?? 0;
     this.locator = new ChildLocator((id, offset, limit) => this.fetchPage(id, { offset, limit }), options.scanPage);
     this.unsubscribe = store.subscribe((state, previous) => {
       if (state.tree !== previous.tree) this.reconcile();
@@ -141,8 +148,9 @@ export class PaneController {
    * too: `positions` (a link's `pos=`) says which, else the group's children are searched. Resolves whether every
    * ancestor could be opened.
    */
-  reveal(path: readonly string[], target: string, positions: readonly number[] = [], mode: 'visible' | 'locate' = 'visible'): Promise<boolean> {
-    this.store.setState({ scrollTarget: target, scrollMode: mode });
+  reveal(path: readonly string[], target: string, positions: readonly number[] = [], mode: 'visible' | 'locate' | 'stay' = 'visible'): Promise<boolean> {
+    // 'stay': the node was clicked where it is drawn; moving the view between the clicks would break a double click.
+    if (mode !== 'stay') this.store.setState({ scrollTarget: target, scrollMode: mode });
     const seq = ++this.revealSeq;
     const generation = this.generation;
     this.revealsRunning++;
@@ -242,10 +250,11 @@ export class PaneController {
     this.setView(panBy(this.store.getState().view, dx, dy));
   }
 
+  /** Fit button: the width at a readable scale first, the whole graph when pressed again (viewport.fitStep). */
   fit(): void {
-    const { layouts, tree, size } = this.store.getState();
+    const { layouts, tree, size, view } = this.store.getState();
     const bounds = tree.rootId === null ? null : sceneBounds(layouts, tree.rootId);
-    if (bounds && size.width > 0) this.setView(fit(bounds, size));
+    if (bounds && size.width > 0) this.setView(fitStep(view, bounds, size));
   }
 
   // ── managers ─────────────────────────────────────────────────────────────────────────────────────────────────
@@ -269,7 +278,9 @@ export class PaneController {
         : this.fetchPage(id, { offset: 0, limit: this.splitThreshold });
       request.then(
         (page) => {
-          if (generation === this.generation) this.updateTree((t) => pageLoaded(t, id, page, this.splitThreshold));
+          if (generation !== this.generation) return;
+          this.updateTree((t) => pageLoaded(t, id, page, this.splitThreshold));
+          if (!range && page.total > this.splitThreshold) void this.prefetchSlices(id, page.total, generation);
         },
         (error: unknown) => {
           if (generation !== this.generation) return;
@@ -279,6 +290,28 @@ export class PaneController {
           this.settleScrollTarget();
         },
       );
+    }
+  }
+
+  /**
+   * Pseudo-groups are painted with their worst child (issue 14 item 8), so the slices the first page did not cover
+   * are fetched in the background, one request at a time, for groups of up to `shadePrefetchMax` children; larger
+   * ones show "not loaded" until opened. A slice fetched here needs no request when it is opened.
+   */
+  private async prefetchSlices(groupId: string, total: number, generation: number): Promise<void> {
+    if (total > this.shadePrefetchMax) return;
+    for (const slice of unloadedSlices(this.store.getState().tree, groupId)) {
+      const range = parseSplitId(slice)!;
+      if (generation !== this.generation) return;
+      if (this.store.getState().tree.children.has(slice) || this.store.getState().tree.loading.has(slice)) continue;
+      let page: ChildrenPage;
+      try {
+        page = await this.fetchPage(groupId, { offset: range.lo, limit: range.hi - range.lo });
+      } catch {
+        return; // Only the shade is missing; opening the slice fetches it again and reports a failure.
+      }
+      if (generation !== this.generation) return;
+      this.updateTree((t) => (t.children.has(slice) ? t : pageLoaded(t, slice, page, this.splitThreshold)));
     }
   }
 

@@ -7,13 +7,13 @@ import { useAppStore, type Lang } from '../state/appStore.js';
 const text = {
   en: {
     fit: 'Fit',
-    fitTip: 'Fit the whole graph into the pane',
+    fitTip: "Fit the graph's width at a readable zoom, from the top; press again to fit the whole graph",
     loading: 'Loading…',
     keysTip: 'W/S zoom, A/D pan, wheel scrolls, Ctrl+wheel zooms, drag pans, double-click expands or collapses',
   },
   'zh-CN': {
     fit: '自适应',
-    fitTip: '将整个图缩放到窗格大小',
+    fitTip: '以可读的缩放比例适配图的宽度并从顶部显示；再按一次则将整个图缩放到窗格大小',
     loading: '加载中……',
     keysTip: 'W/S 缩放，A/D 平移，滚轮滚动，Ctrl+滚轮缩放，拖动平移，双击展开或收起',
   },

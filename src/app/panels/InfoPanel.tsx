@@ -1,13 +1,17 @@
 import { useMemo, useState } from 'react';
 import type { ColorBucket, NodeDetail, Task } from '../../core/api/types.js';
+import { ioCsvFile } from '../commands/exportCsv.js';
 import { bucketLabel } from '../controls/bucketLabel.js';
+import { CsvButton } from '../controls/CsvButton.js';
 import { usePointerDrag } from '../controls/usePointerDrag.js';
 import { useT, type MessageKey, type Translate } from '../i18n/i18n.js';
 import { useAppStore } from '../state/appStore.js';
 import { IoTable } from './IoTable.js';
 import type { ColumnWidths } from './ioRows.js';
+import { CommunicationTab, hasPeers } from './CommunicationTab.js';
 import { NodeInfoTab } from './NodeInfoTab.js';
 import { bucketOf, driverReason, formatPrecision, precisionDriver, type PrecisionDriver } from './precisionDriver.js';
+import { nanRuleOnIdentical } from '../../core/compare/divergence.js';
 
 const OVERFLOW_NAMES = new Set(['medium', 'high', 'critical']);
 
@@ -46,7 +50,7 @@ function PrecisionBadge({ value, colors, task, reason }: { value: number; colors
   );
 }
 
-type Tab = 'io' | 'node';
+type Tab = 'io' | 'node' | 'comm';
 
 /** Drag handle on the panel's top edge; the graphs above take whatever height is left. */
 function ResizeHandle() {
@@ -99,6 +103,7 @@ export function InfoPanel() {
         onWidths={(next) => setColumnWidths({ file: fileKey, widths: next })}
       />
     );
+  else if (tab === 'comm') body = <CommunicationTab npu={details.npu} bench={details.bench} compare={compare} />;
   else body = <NodeInfoTab npu={details.npu} bench={details.bench} compare={compare} />;
 
   const npuId = details.npu?.id ?? (selection?.side === 'npu' ? selection.id : selection?.counterpartId);
@@ -115,7 +120,15 @@ export function InfoPanel() {
           <button type="button" role="tab" aria-selected={tab === 'node'} data-testid="info-tab-node" onClick={() => setTab('node')}>
             {t('info.tab.nodeInfo')}
           </button>
+          {hasPeers(details.npu, details.bench) && (
+            <button type="button" role="tab" aria-selected={tab === 'comm'} data-testid="info-tab-comm" onClick={() => setTab('comm')}>
+              {t('comm.tab')}
+            </button>
+          )}
         </div>
+        {tab === 'io' && !details.loading && (details.npu || details.bench) && (
+          <CsvButton testId="info-csv" title={t('csv.ioTip')} build={() => ioCsvFile(details.npu, details.bench, compare, t, useAppStore.getState())} />
+        )}
         {selection && (
           <div className="pb-info__nodes" data-testid="info-nodes">
             {compare ? (
@@ -128,6 +141,11 @@ export function InfoPanel() {
                 </span>
                 {driven && details.npu?.precisionIndex != null && (
                   <PrecisionBadge value={details.npu.precisionIndex} colors={meta?.colors ?? []} task={task} reason={driven.reason} />
+                )}
+                {driven && details.npu && nanRuleOnIdentical(driven.driver, details.npu, details.bench) && (
+                  <span className="pb-info__bucket" data-testid="info-nan-identical">
+                    {t('info.nanRuleIdentical')}
+                  </span>
                 )}
                 <span className="pb-info__markers">
                   <span>

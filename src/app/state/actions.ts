@@ -3,6 +3,7 @@ import { BadAnswerError } from '../api/answers.js';
 import { ApiRequestError, client, type GraphRef } from '../api/client.js';
 import { translate } from '../i18n/i18n.js';
 import { isEmptyGraph } from './fileChoice.js';
+import { paneLink, planView } from './viewPlan.js';
 import { emptyDetails, selectionKey, useAppStore, type GraphFormat, type NodeDetails, type Selection } from './appStore.js';
 
 /**
@@ -71,7 +72,7 @@ export async function loadRuns(opts: { poll?: boolean } = {}): Promise<void> {
 export interface FileChoice {
   run: string;
   tag: string;
-  format: GraphFormat;
+  format: GraphFormat | null;
 }
 
 /** The first file of `run` that can be opened (else its first file), or null when the run lists none. */
@@ -280,15 +281,26 @@ export function selectFound(side: Side, found: FoundNode): void {
 }
 
 /**
- * Another step / rank of the open `.vis.db` (issue 14 item 5): the graph is re-opened, and the selected node is
- * selected again there when that graph has it (a node missing there is dropped without a banner). Returns whether
- * the selection was kept.
+ * Another step / rank of the open `.vis.db`, or another file (issue 14 item 5): the graph is re-opened and what the
+ * user had is kept where the new graph has it: the selected node (one missing there is dropped without a banner)
+ * and the open groups, and for another step / rank of the same file the viewport too. Returns whether the
+ * selection was kept.
  */
-export async function switchGraph(at: { step: number | null; rank: number | null }): Promise<boolean> {
+export async function switchGraph(at: { step: number | null; rank: number | null; file?: FileChoice }): Promise<boolean> {
   const { run, tag, format, micro, selection } = get();
-  if (run === null || tag === null) return false;
-  if (!(await openFile(run, tag, { ...at, format, micro }))) return false;
+  const file = at.file ?? (run !== null && tag !== null ? { run, tag, format } : null);
+  if (!file) return false;
+  const sameFile = file.run === run && file.tag === tag && file.format === format;
+  const panes = { npu: paneLink('npu', Infinity), bench: paneLink('bench', Infinity) };
+  const opts = sameFile ? { step: at.step, rank: at.rank, format, micro } : { format: file.format };
+  if (!(await openFile(file.run, file.tag, opts))) return false;
+  const version = get().fileVersion;
   const meta = get().meta;
-  if (!selection || !meta || isEmptyGraph(meta)) return false;
-  return revealNode(selection.side, selection.id, selection.positions, { quiet: true });
+  if (!meta || isEmptyGraph(meta)) return false;
+  const kept = selection ? await revealNode(selection.side, selection.id, selection.positions, { quiet: true }) : false;
+  // After the selection (as a link does), so the carried viewport is applied after the selection's locate.
+  if (get().fileVersion === version) {
+    planView(sameFile ? panes : { npu: { ...panes.npu, view: null }, bench: { ...panes.bench, view: null } });
+  }
+  return kept;
 }

@@ -1,9 +1,12 @@
 import type { Side } from '../../core/api/types.js';
 import type { Lang } from './appStore.js';
+import { decodeGroups, decodeView, emptyPaneLink, encodeGroups, encodeView, type PaneLink } from './viewLink.js';
 
 /**
- * The view as a link: `#graphs?run=…&tag=…&format=…&step=…&rank=…&micro=…&side=…&node=…&pos=…&lang=…`. Pure parse/format
- * so it is unit-tested without a browser; urlSync.ts applies it to the store and writes it back.
+ * The view as a link: `#graphs?run=…&tag=…&format=…&step=…&rank=…&micro=…&side=…&node=…&pos=…&open.npu=…&view.npu=…
+ * &open.bench=…&view.bench=…&lang=…`. Pure parse/format so it is unit-tested without a browser; urlSync.ts applies it
+ * to the store and writes it back. The selection's counterpart is not written: it is read from the node's
+ * matched_node_link on restore (msprobe-format.md §7), as when the node is clicked.
  */
 export interface HashState {
   page: 'graphs';
@@ -20,6 +23,8 @@ export interface HashState {
   node: string | null;
   /** The node's child index at each split group on its path (Selection.positions); [] = none. */
   pos: number[];
+  /** Each side's open groups and viewport (viewLink.ts); empty = not carried (older links open what `node` needs). */
+  panes: Record<Side, PaneLink>;
   lang: Lang | null;
 }
 
@@ -34,8 +39,11 @@ export const emptyHashState: HashState = {
   side: 'npu',
   node: null,
   pos: [],
+  panes: { npu: emptyPaneLink, bench: emptyPaneLink },
   lang: null,
 };
+
+const SIDES: readonly Side[] = ['npu', 'bench'];
 
 function intOrNull(text: string | null): number | null {
   if (text === null || !/^-?\d{1,9}$/.test(text)) return null;
@@ -67,6 +75,10 @@ export function parseHash(hash: string): HashState {
     side: params.get('side') === 'bench' ? 'bench' : 'npu',
     node: params.get('node') || null,
     pos: positionList(params.get('pos')),
+    panes: {
+      npu: { open: decodeGroups(params.get('open.npu')), view: decodeView(params.get('view.npu')) },
+      bench: { open: decodeGroups(params.get('open.bench')), view: decodeView(params.get('view.bench')) },
+    },
     lang: lang === 'en' || lang === 'zh-CN' ? lang : null,
   };
 }
@@ -83,6 +95,11 @@ export function formatHash(state: HashState): string {
     params.set('side', state.side);
     params.set('node', state.node);
     if (state.pos.length > 0) params.set('pos', state.pos.join(','));
+  }
+  for (const side of SIDES) {
+    const pane = state.panes[side];
+    if (pane.open.length > 0) params.set(`open.${side}`, encodeGroups(pane.open));
+    if (pane.view) params.set(`view.${side}`, encodeView(pane.view));
   }
   if (state.lang !== null) params.set('lang', state.lang);
   const qs = params.toString();

@@ -1,14 +1,21 @@
+import type { Side } from '../../core/api/types.js';
 import { firstFileOfRun, firstOpenableFile, loadRuns, openFile, revealNode, showMissingRun } from './actions.js';
 import { useAppStore, type AppState } from './appStore.js';
-import { formatHash, parseHash, type HashState } from './url.js';
+import { emptyHashState, formatHash, parseHash, type HashState } from './url.js';
+import type { PaneLink } from './viewLink.js';
+import { onPaneChange, paneLink, planView } from './viewPlan.js';
 
 /**
  * Keeps `location.hash` equal to the view and restores a view from a hash (fresh page, edited address, back/forward).
  * While a hash is being applied the intermediate states are not written back, so the link being restored is not
- * overwritten by a half-restored view.
+ * overwritten by a half-restored view; the panes' part (open groups, viewport) counts as shown until each pane has
+ * restored it (viewPlan.ts).
  */
+const livePanes = (): Record<Side, PaneLink> => ({ npu: paneLink('npu'), bench: paneLink('bench') });
+
 export function hashFromState(
   s: Pick<AppState, 'run' | 'tag' | 'format' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>,
+  panes: Record<Side, PaneLink> = livePanes(),
 ): HashState {
   return {
     page: 'graphs',
@@ -21,11 +28,23 @@ export function hashFromState(
     side: s.selection?.side ?? 'npu',
     node: s.selection?.id ?? null,
     pos: s.selection?.positions ?? [],
+    panes: s.tag === null ? emptyHashState.panes : panes,
     lang: s.lang,
   };
 }
 
 let restoring = 0;
+
+/** Pans and zooms change the view many times a second; the address follows once they pause. */
+const PANE_WRITE_DELAY_MS = 250;
+let paneWrite: number | undefined;
+
+function schedulePaneWrite(): void {
+  window.clearTimeout(paneWrite);
+  paneWrite = window.setTimeout(() => writeHash(false), PANE_WRITE_DELAY_MS);
+}
+
+const panesText = (panes: Record<Side, PaneLink>) => formatHash({ ...emptyHashState, panes });
 
 function writeHash(push: boolean): void {
   if (restoring > 0) return;
@@ -56,6 +75,7 @@ export async function applyHash(target: HashState): Promise<void> {
       return;
     }
     const tag = target.tag!;
+    let reopened = false;
     if (
       target.run !== s.run ||
       tag !== s.tag ||
@@ -66,8 +86,10 @@ export async function applyHash(target: HashState): Promise<void> {
     ) {
       const opts = { micro: target.micro, step: target.step, rank: target.rank, format: target.format };
       if (!(await openFile(target.run!, tag, opts))) return;
+      reopened = true;
     } else if (target.micro !== s.micro) {
       s.setMicro(target.micro);
+      reopened = true; // the panes reset their trees for another micro step
     }
     const now = useAppStore.getState();
     if (target.node === null) {
@@ -75,6 +97,9 @@ export async function applyHash(target: HashState): Promise<void> {
     } else if (now.selection?.id !== target.node || now.selection.side !== target.side) {
       await revealNode(target.side, target.node, target.pos);
     }
+    // Planned after the selection, so each pane applies the link's viewport after the selection's locate.
+    const carried = panesText(target.panes);
+    if (carried !== panesText(emptyHashState.panes) && (reopened || carried !== panesText(livePanes()))) planView(target.panes);
   } finally {
     restoring--;
     writeHash(false);
@@ -83,6 +108,7 @@ export async function applyHash(target: HashState): Promise<void> {
 
 /** Lists the files, restores the page's hash (or opens the first file) and starts two-way syncing. */
 export async function startUrlSync(): Promise<void> {
+  onPaneChange(schedulePaneWrite);
   useAppStore.subscribe((state, prev) => {
     if (
       state.run === prev.run &&

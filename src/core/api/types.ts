@@ -68,6 +68,11 @@ export interface NodeSummary {
   matchedNodeLink: string[];
   childCount: number;
   microStepId: number | null;
+  /**
+   * Set only on a group the server adds, which is no node of the file: 'unreachable' = the side's nodes its root
+   * does not reach (server/store/unreachableGroup.ts).
+   */
+  synthetic?: 'unreachable';
 }
 
 /** `GET /api/graph/children?run&tag&side&node&micro&offset&limit&step&rank` */
@@ -140,4 +145,73 @@ export interface WorstResponse {
   worst: 'high' | 'low';
   /** At most `limit` (default 100) nodes, each with its ancestors. */
   results: FoundNode[];
+}
+
+/**
+ * `GET /api/graph/heatmap?run&tag&format&step` (issue 14): one run's ranks × top-level modules (the NPU root's
+ * children, matched across ranks by name). A `.vis.db` gives every rank of the step; a per-rank `.vis` gives the
+ * run's files of the same command and step (msprobe-format.md §4.4).
+ */
+export interface HeatmapResponse {
+  step: number;
+  /** Which end of the scale is worst: `low` for md5, `high` otherwise (as WorstResponse). */
+  worst: 'high' | 'low';
+  /** The file's buckets that colour the cells. */
+  colors: ColorBucket[];
+  /** Column ids, in first-seen execution order. */
+  modules: string[];
+  /** Root children past the column cap, not shown. */
+  moreModules: number;
+  rows: HeatmapRow[];
+  /** rows × modules, row-major: the worst finite precision_index in the module's subtree; null = none. */
+  values: Array<number | null>;
+  /** Cell numbers (row × modules + column) whose rank has no such module. */
+  absent: number[];
+  /** Some rows were not read yet (state `pending`): ask again for them. */
+  pending: boolean;
+}
+export interface HeatmapRow {
+  rank: number;
+  /** The file holding that rank, as the graph routes name it. */
+  tag: string;
+  format: 'vis' | 'db';
+  state: 'ok' | 'pending' | 'error';
+  /** One line when `state` is `error`. */
+  error?: string;
+}
+
+/**
+ * `GET /api/graph/divergent?run&tag&format&step&rank` (issue 14): the first NPU node, in the order outputs are
+ * produced, whose precision value is in the worst bucket present while its inputs, scored by the same rule, are not
+ * (src/core/compare/divergence.ts). Nodes in that bucket only through msprobe's NaN rule on statistics identical on
+ * both sides are passed over and listed.
+ */
+export interface DivergentResponse {
+  worst: 'high' | 'low';
+  /** The bucket walked: the worst one holding a node that is not passed over; null when there is none. */
+  bucket: ColorBucket | null;
+  node: DivergentNode | null;
+  /** Candidates read before the answer. */
+  examined: number;
+  /** Candidates whose inputs were already in the bucket. */
+  inherited: number;
+  /** The first nodes passed over for identical statistics (at most 20); `skippedTotal` counts them all. */
+  skipped: DivergentSkip[];
+  skippedTotal: number;
+}
+export interface DivergentNode extends FoundNode {
+  /** The precision rule that gives the node its value (src/core/compare/precisionDriver.ts DriverRule). */
+  rule: string;
+  /** The cells that decide the value: item key as in the file and column. */
+  cells: Array<{ kind: 'input' | 'output'; key: string; column: string }>;
+  /** The inputs' value under the same rule, on the file's scale. */
+  inputValue: number;
+  /** No node of the bucket has inputs outside it: the difference is already in the graph's inputs; this is the first. */
+  inputsDiffer: boolean;
+}
+export interface DivergentSkip {
+  id: string;
+  path: string[];
+  precisionIndex: number;
+  rule: string;
 }

@@ -14,6 +14,10 @@ describe('hash links', () => {
       side: 'bench',
       node: 'Tensor.__add__.0.forward&x=1#frag',
       pos: [1500, 7],
+      panes: {
+        npu: { open: ['Module.a.b.forward.0', 'Module.a.forward.0'], view: { x: -12.5, y: 40, k: 0.75 } },
+        bench: { open: [], view: null },
+      },
       lang: 'zh-CN',
     };
     const hash = formatHash(state);

@@ -1,0 +1,36 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseRankTag, rankSiblings } from '../../src/core/ranks/rankTag.js';
+import type { GraphFileRef } from '../store/openStore.js';
+import { resolveGraphFile } from './resolveGraphFile.js';
+import { splitGraphFileName } from './scanLogdir.js';
+
+/**
+ * The per-rank `.vis` files next to `ref` (same graph command and step, msprobe-format.md §4.4), each resolved as a
+ * request for it would be (inside the log dir, listed names only). Empty when `ref` is not a per-rank `.vis`.
+ */
+export interface RankFileRef {
+  rank: number;
+  ref: GraphFileRef;
+}
+
+/** More files than any real cluster writes per step; past it the run is not read for a heatmap. */
+export const MAX_RANK_FILES = 8192;
+
+export function rankFiles(logdirReal: string, ref: GraphFileRef): { step: number; files: RankFileRef[] } {
+  const own = parseRankTag(ref.tag);
+  if (ref.format !== 'vis' || !own) return { step: 0, files: [] };
+  let names: string[];
+  try {
+    names = readdirSync(path.join(logdirReal, ...(ref.run === '.' ? [] : ref.run.split('/'))));
+  } catch {
+    return { step: own.step, files: [] };
+  }
+  const listed = names.map(splitGraphFileName).filter((n): n is NonNullable<typeof n> => n !== null);
+  const files: RankFileRef[] = [];
+  for (const sibling of rankSiblings(listed, ref.tag).slice(0, MAX_RANK_FILES)) {
+    const resolved = resolveGraphFile(logdirReal, ref.run, sibling.tag, 'vis');
+    if (resolved.ok) files.push({ rank: sibling.rank, ref: resolved.ref });
+  }
+  return { step: own.step, files };
+}

@@ -1,0 +1,163 @@
+import Database from 'better-sqlite3';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { bucketColor } from '../../src/core/colors/buckets.js';
+import { parsePyJson } from '../../src/core/formats/pyJson.js';
+import { colorBuckets } from '../../server/store/visJson/visJsonStore.js';
+import { formatPrecision } from '../../src/app/commands/worstNodes.js';
+import { describeBrowser, launchBrowser, screenshotPath, startTestServer, type TestServer } from '../helpers/browser.js';
+import { dbOracle, visOracle, type RankCells } from '../helpers/rankOracle.js';
+import { repoRoot } from '../helpers/shared.js';
+
+/**
+ * Issue 14's rank × top-level-module heatmap in Chromium, on the graph command's multi-rank output
+ * (test/fixtures/e2e/ranks): every painted cell has the file's bucket colour of the worst value this test computes
+ * by walking the tree; hovering names rank, module and value; a click opens that rank (rank picker of the `.vis.db`,
+ * the rank's own `.vis`) with that module selected.
+ */
+const DIR = path.join(repoRoot, 'test/fixtures/e2e/ranks');
+const DB_FILE = readdirSync(path.join(DIR, 'db')).find((f) => f.endsWith('.vis.db'))!;
+const DB_TAG = DB_FILE.replace(/\.vis\.db$/, '');
+const VIS_TAGS = readdirSync(path.join(DIR, 'vis'))
+  .filter((f) => f.endsWith('.vis'))
+  .sort()
+  .map((f) => f.replace(/\.vis$/, ''));
+
+function fileColors() {
+  const db = new Database(path.join(DIR, 'db', DB_FILE), { readonly: true });
+  const text = db.prepare('SELECT node_colors FROM tb_config').pluck().get() as string;
+  db.close();
+  return colorBuckets(parsePyJson(text));
+}
+
+const hexRgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+
+/** The canvas's pixel per cell (one canvas pixel is one cell), as [r, g, b, a] by row then column. */
+function canvasPixels(page: Page): Promise<{ width: number; height: number; data: number[] }> {
+  return page.locator('[data-testid="heatmap-canvas"]').evaluate((c: HTMLCanvasElement) => ({
+    width: c.width,
+    height: c.height,
+    data: Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data),
+  }));
+}
+
+/** Column ids in the order the test expects: first seen over ranks in rank order, each rank in file order. */
+function columnsOf(oracle: Map<number, RankCells>): string[] {
+  const ids: string[] = [];
+  for (const cells of oracle.values()) for (const id of cells.keys()) if (!ids.includes(id)) ids.push(id);
+  return ids;
+}
+
+async function openHeatmap(page: Page): Promise<void> {
+  await page.locator('[data-testid="heatmap-toggle"]').click();
+  await page.locator('[data-testid="heatmap-canvas"][data-painted-at]').waitFor();
+}
+
+/** Moves the pointer to the middle of one cell. */
+async function pointAt(page: Page, row: number, column: number, rows: number, columns: number): Promise<void> {
+  const canvas = page.locator('[data-testid="heatmap-canvas"]');
+  await canvas.scrollIntoViewIfNeeded();
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + ((column + 0.5) * box.width) / columns, box.y + ((row + 0.5) * box.height) / rows);
+}
+
+describeBrowser('rank × module heatmap in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer(['test/fixtures/e2e/ranks', 'test/fixtures/e2e/compare']);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    expect(pageErrors).toEqual([]);
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('paints every rank of a .vis.db in the file’s colours and opens a rank at a module', async () => {
+    const oracle = dbOracle(path.join(DIR, 'db', DB_FILE));
+    const colors = fileColors();
+    const modules = columnsOf(oracle);
+    const ranks = [...oracle.keys()];
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${server.origin}/#graphs?run=ranks/db&tag=${DB_TAG}`);
+    await openHeatmap(page);
+
+    const px = await canvasPixels(page);
+    expect([px.width, px.height]).toEqual([modules.length, ranks.length]);
+    const distinct = new Set<string>();
+    ranks.forEach((rank, r) =>
+      modules.forEach((id, c) => {
+        const v = oracle.get(rank)!.get(id) ?? null;
+        const color = v === null ? null : bucketColor(colors, v);
+        const o = (r * px.width + c) * 4;
+        const got = px.data.slice(o, o + 3);
+        if (color) {
+          expect(got, `rank ${rank} ${id} = ${v}`).toEqual(hexRgb(color));
+          distinct.add(color);
+        }
+      }),
+    );
+    // The fixture's cells fall in more than one bucket: a uniform paint would fail above.
+    expect(distinct.size).toBeGreaterThan(1);
+
+    // Hover: rank, module and value of the cell under the pointer.
+    const target = { rank: ranks[ranks.length - 1], row: ranks.length - 1 };
+    const column = modules.findIndex((id) => oracle.get(target.rank)!.get(id) !== null);
+    const value = oracle.get(target.rank)!.get(modules[column])!;
+    await pointAt(page, target.row, column, ranks.length, modules.length);
+    const tip = page.locator('[data-testid="heatmap-tooltip"]');
+    await tip.waitFor();
+    await expect(tip.getAttribute('data-rank')).resolves.toBe(String(target.rank));
+    await expect(tip.getAttribute('data-module')).resolves.toBe(modules[column]);
+    await expect(tip.textContent()).resolves.toContain(formatPrecision(value));
+    await page.screenshot({ path: screenshotPath('heatmap-db') });
+
+    // Click: the rank picker moves to that rank and the module is selected and drawn.
+    await page.mouse.down();
+    await page.mouse.up();
+    await expect.poll(() => page.locator('[data-testid="rank-select"]').inputValue()).toBe(String(target.rank));
+    await expect.poll(() => page.locator('[data-testid="info-npu-node"]').getAttribute('title')).toBe(modules[column]);
+    await page.locator(`[data-node-id="${modules[column]}"][data-side="npu"]`).first().waitFor();
+    await context.close();
+  });
+
+  it('reads a run of per-rank .vis files and opens the clicked rank’s file', async () => {
+    const oracle = new Map(VIS_TAGS.map((tag, k) => [k, visOracle(path.join(DIR, 'vis', `${tag}.vis`))]));
+    const modules = columnsOf(oracle);
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(`${server.origin}/#graphs?run=ranks/vis&tag=${VIS_TAGS[0]}`);
+    await openHeatmap(page);
+    await expect(page.locator('[data-testid="heatmap-size"]').getAttribute('data-rows')).resolves.toBe(String(VIS_TAGS.length));
+    await expect(page.locator('[data-testid="heatmap-size"]').getAttribute('data-columns')).resolves.toBe(String(modules.length));
+
+    const column = modules.length - 1;
+    await pointAt(page, 1, column, VIS_TAGS.length, modules.length);
+    await page.locator('[data-testid="heatmap-tooltip"]').waitFor();
+    await expect(page.locator('[data-testid="heatmap-tooltip"]').textContent()).resolves.toContain(formatPrecision(oracle.get(1)!.get(modules[column])!));
+    await page.mouse.down();
+    await page.mouse.up();
+    await expect.poll(() => page.locator('[data-testid="tag-select"] option:checked').getAttribute('value')).toBe(VIS_TAGS[1]);
+    await expect.poll(() => page.locator('[data-testid="info-npu-node"]').getAttribute('title')).toBe(modules[column]);
+    // The grid stays for the run: the new rank's file asks again and paints the same cells.
+    await page.locator('[data-testid="heatmap-canvas"][data-painted-at]').waitFor();
+    await context.close();
+  });
+
+  it('is not offered for a single-rank file', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.origin}/#graphs?run=compare&tag=synth_2layer`);
+    await page.locator('[data-testid="worst-toggle"]').waitFor();
+    await expect(page.locator('[data-testid="heatmap-panel"]').count()).resolves.toBe(0);
+    await context.close();
+  });
+});
