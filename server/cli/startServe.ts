@@ -23,6 +23,8 @@ export interface ServeOptions {
   cacheDir?: string;
   /** The index cache is pruned to this size (default 4 GiB). */
   cacheMaxBytes?: number;
+  /** Refuse write routes (403). Default: read-only when bound to a non-loopback address, writable on loopback. */
+  readOnly?: boolean;
 }
 
 export interface RunningServer {
@@ -31,6 +33,8 @@ export interface RunningServer {
   logdir: string;
   /** Bound to a non-loopback address: reachable from other machines, with no Host check. */
   exposed: boolean;
+  /** Write routes answer 403. */
+  readOnly: boolean;
   /** Stops listening and drops every connection (idle ones at once, the rest after a short grace). */
   close(): Promise<void>;
 }
@@ -39,6 +43,7 @@ export interface RunningServer {
 export async function startServe(options: ServeOptions): Promise<RunningServer> {
   const logdir = resolveLogdir(options.logdir);
   const exposed = !isLoopbackHost(options.host);
+  const readOnly = options.readOnly ?? exposed;
   const stores = createStoreCache({
     cacheDir: options.cacheDir ? path.resolve(options.cacheDir) : undefined,
     cacheMaxBytes: options.cacheMaxBytes,
@@ -48,6 +53,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     appDir: options.appDir ?? defaultAppDir(),
     lang: options.lang,
     loopbackOnly: !exposed,
+    readOnly,
     stores,
   });
   const server = await new Promise<Server>((resolve, reject) => {
@@ -63,6 +69,7 @@ export async function startServe(options: ServeOptions): Promise<RunningServer> 
     logdir,
     url: `http://${urlHost(options.host)}:${port}/#graphs`,
     exposed,
+    readOnly,
     close: () =>
       new Promise((resolve) => {
         server.close(() => {

@@ -9,6 +9,8 @@ import { AnswerCache } from './answerCache.js';
 import type { AppContext } from './appContext.js';
 import { HttpError } from './httpError.js';
 import { graphRouter } from './routes/graph.js';
+import { overlayRouter } from './routes/overlay.js';
+import { OverlayRegistry } from '../overlay/overlayRegistry.js';
 import { runsRouter } from './routes/runs.js';
 import { loopbackHostOnly, securityHeaders } from './security.js';
 
@@ -23,6 +25,8 @@ export interface AppOptions {
   stores?: StoreCache;
   /** Per-request store work budget in ms (default DEFAULT_WORK_BUDGET_MS; tests use small ones). */
   workBudgetMs?: number;
+  /** Refuse the write routes (issue 15) with 403; default false (startServe decides for the CLI). */
+  readOnly?: boolean;
 }
 
 /** The Express app for one log dir. Throws when the log dir is not a directory (the CLI checks first). */
@@ -37,6 +41,8 @@ export function createApp(options: AppOptions): Express {
     defaultLang: options.lang ?? 'en',
     workBudgetMs: options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS,
     answers: new AnswerCache(),
+    overlays: new OverlayRegistry(),
+    readOnly: options.readOnly ?? false,
   };
   const appDir = path.resolve(options.appDir);
 
@@ -55,6 +61,7 @@ export function createApp(options: AppOptions): Express {
   });
   app.use(runsRouter(ctx));
   app.use(graphRouter(ctx));
+  app.use(overlayRouter(ctx));
   app.use('/api', (req, _res, next) => next(new HttpError(404, 'notFound', { path: req.originalUrl.slice(0, 200) })));
   app.use(express.static(appDir, { index: 'index.html', dotfiles: 'ignore', redirect: false, fallthrough: true }));
   app.get('/', (_req, _res, next) => {
@@ -70,9 +77,11 @@ function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunc
   const lang = (res.locals.lang as Lang | undefined) ?? 'en';
   let status: number;
   let error: string;
+  let code: string | undefined;
   if (err instanceof HttpError) {
     status = err.status;
     error = translate(lang, err.body);
+    code = err.code;
   } else {
     // Express's own errors (bad URI encoding, static 4xx) carry a status; anything else is our bug.
     const e = err as { status?: unknown; statusCode?: unknown };
@@ -86,5 +95,5 @@ function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunc
     res.end();
     return;
   }
-  res.status(status).json({ error });
+  res.status(status).json(code === undefined ? { error } : { error, code });
 }

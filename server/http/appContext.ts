@@ -1,4 +1,5 @@
 import type { Lang } from '../i18n/messages.js';
+import type { OverlayRegistry } from '../overlay/overlayRegistry.js';
 import type { StoreCache } from '../store/openStore.js';
 import type { AnswerCache } from './answerCache.js';
 
@@ -14,4 +15,8 @@ export interface AppContext {
   workBudgetMs: number;
   /** Serialised /children answers shared by every client (answerCache.ts). */
   answers: AnswerCache;
+  /** Issue 15's comparison overlays (server/overlay/overlayRegistry.ts). */
+  overlays: OverlayRegistry;
+  /** Write routes answer 403 (`serve --read_only`; the default when bound to other machines). */
+  readOnly: boolean;
 }

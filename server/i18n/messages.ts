@@ -28,6 +28,19 @@ const en = {
   malformedRequest: 'malformed HTTP request',
   headersTooLarge: 'request headers too large',
   requestTimeout: 'the request was not received in time',
+  readOnly: 'this server is read-only (started with --read_only, or bound to other machines without --writable): nothing was written',
+  writeNotJson: 'a write request must be a POST with Content-Type: application/json',
+  crossSite: 'write refused: the request comes from another site ({origin})',
+  badBody: 'request body: {problem}',
+  bodyTooLarge: 'request body larger than {limit}',
+  overlayUnknown: 'overlay "{id}" is not held by this server (it restarted or dropped it, or the file changed): register it again',
+  overlayNotCompare: '{file} is a single-graph (build) file: it has no nodes to match',
+  staleSave: '{file} changed since it was opened: reload it, then save again',
+  targetExists: '{file} already exists: save again with replace to overwrite it',
+  badConfigName: 'match config "{file}": {reason}',
+  configUnreadable: 'match config {file}: {problem}',
+  writeFailed: 'cannot write {file}: {problem}',
+  overlayTooLarge: '{file}: the {side} side has {count} nodes, more than this list walks (at most {max}); use search or the filters instead',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -53,6 +66,19 @@ const zhCN: Record<MessageKey, string> = {
   malformedRequest: '格式错误的 HTTP 请求',
   headersTooLarge: '请求头过大',
   requestTimeout: '未能及时收到完整请求',
+  readOnly: '服务器为只读模式（以 --read_only 启动，或未加 --writable 时对其他机器开放）：未写入任何内容',
+  writeNotJson: '写入请求必须是 POST，且 Content-Type 为 application/json',
+  crossSite: '已拒绝写入：请求来自其他站点（{origin}）',
+  badBody: '请求体有误：{problem}',
+  bodyTooLarge: '请求体超过 {limit}',
+  overlayUnknown: '服务器上没有覆盖层 "{id}"（服务器已重启或已将其丢弃，或文件已变化）：请重新注册',
+  overlayNotCompare: '{file} 是单图（build）文件，没有可匹配的节点',
+  staleSave: '{file} 在打开后已被修改：请刷新后再保存',
+  targetExists: '{file} 已存在：如需覆盖，请以 replace 再次保存',
+  badConfigName: '匹配配置文件 "{file}"：{reason}',
+  configUnreadable: '匹配配置文件 {file}：{problem}',
+  writeFailed: '无法写入 {file}：{problem}',
+  overlayTooLarge: '{file}：{side} 侧有 {count} 个节点，超过此列表可遍历的上限（{max} 个）；请改用搜索或筛选',
 };
 
 const tables: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };

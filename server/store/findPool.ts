@@ -3,7 +3,7 @@ import { bundledScript } from '../workers/bundledScript.js';
 import type { FilterQuery, SearchQuery } from './findQuery.js';
 import type { WorstQuery } from './worstQuery.js';
 import { firstDivergent, type DivergentQuery } from './divergentQuery.js';
-import { heatmap, type HeatmapQuery, type OpenGraph } from './heatmapQuery.js';
+import { heatmap, type HeatmapCache, type HeatmapQuery, type OpenGraph } from './heatmapQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from './graphStore.js';
 import type { GraphFileRef } from './openStore.js';
 import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from './workBudget.js';
@@ -11,7 +11,7 @@ import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from './workBudget
 /**
  * Searches and filters off the server's event loop (issue 12: one slow request never stalls the others). Store calls
  * are synchronous, so a match-everything search on a large or deep file would hold the loop for its whole budget;
- * here it runs in one worker thread (created on first use, restarted when it dies) that keeps its own store cache,
+ * here it runs in one worker thread (started with the pool, restarted when it dies) that keeps its own store cache,
  * while the main thread keeps answering `/children`, `/node` and `/meta`. Small files go there too: a hostile 1 MB
  * `.vis` (a 2,000-deep chain) needs ~350 ms per search, while the round trip costs about a millisecond.
  * Without the bundled worker script (TypeScript sources) the work runs in the calling thread, under the same budget.
@@ -51,9 +51,18 @@ export type FindAnswer =
 export interface FindPool {
   /** The FindResponse as JSON text; rejects as the store would (GraphFileError…, WorkBudgetExceeded). */
   find(ref: GraphFileRef, store: GraphStore, request: FindRequest, budgetMs: number, signal?: AbortSignal): Promise<string>;
+  /**
+   * Starts the worker if need be and has it open `ref` ahead of its first request: after a server restart, starting
+   * the worker and loading a large `.vis` index take longer than a first worst-table page may (bench/triage.mjs).
+   * The caller only asks for files the worker opens quickly (a `.vis.db`, a `.vis` whose index is cached).
+   */
+  prepare(ref: GraphFileRef): void;
   /** Ends the worker; waiting requests are answered 503. */
   close(): void;
 }
+
+/** What the worker is sent: a request to answer, or a file to open before it is asked about it (no answer). */
+export type FindWorkerMessage = FindJob | { prepare: GraphFileRef };
 
 /** A worker still busy this long after its request's deadline is stuck outside any budget check: it is replaced. */
 const STUCK_GRACE_MS = 1000;
@@ -62,8 +71,8 @@ export function defaultFindWorkerScript(): string | null {
   return bundledScript('store/findWorker.js', import.meta.url);
 }
 
-/** One search or filter as the worker (or the inline path) runs it. */
-export function runFind(store: GraphStore, request: FindRequest, ref: GraphFileRef, open: OpenGraph): string {
+/** One search or filter as the worker (or the inline path) runs it; `cache` keeps heatmap cells across restarts. */
+export function runFind(store: GraphStore, request: FindRequest, ref: GraphFileRef, open: OpenGraph, cache: HeatmapCache | null = null): string {
   switch (request.kind) {
     case 'search':
       return JSON.stringify(store.search(request.query));
@@ -75,8 +84,13 @@ export function runFind(store: GraphStore, request: FindRequest, ref: GraphFileR
       return JSON.stringify(firstDivergent(store, request.query));
     case 'heatmap':
       // Reads the run's other rank files too, opened as the routes open them (`open`).
-      return JSON.stringify(heatmap(store, ref, request.query, open));
+      return JSON.stringify(heatmap(store, ref, request.query, open, cache));
   }
+}
+
+/** The server's cache directory as the heatmap keeps cells there (null: memory only). */
+export function heatmapCacheOf(data: Pick<FindWorkerData, 'cacheDir' | 'cacheMaxBytes'>): HeatmapCache | null {
+  return data.cacheDir ? { cacheDir: data.cacheDir, maxBytes: data.cacheMaxBytes } : null;
 }
 
 /** A store error as it crosses threads, and back. */
@@ -120,7 +134,8 @@ export function createFindPool(options: { workerScript: string | null; data: Omi
   const script = options.workerScript;
   if (!script) {
     return {
-      find: async (ref, store, request, budgetMs) => withWorkBudget(ref.relPath, budgetMs, () => runFind(store, request, ref, options.open)),
+      find: async (ref, store, request, budgetMs) => withWorkBudget(ref.relPath, budgetMs, () => runFind(store, request, ref, options.open, heatmapCacheOf(options.data))),
+      prepare: () => {},
       close: () => {},
     };
   }
@@ -191,8 +206,12 @@ export function createFindPool(options: { workerScript: string | null; data: Omi
     Atomics.store(cancelFlag, 0, 0);
     // The worker gets what is left of the budget: time spent queued counts.
     const left = Math.max(1, Math.round(p.deadline - performance.now()));
-    worker.postMessage({ ...p.job, budgetMs: left } satisfies FindJob);
+    worker.postMessage({ ...p.job, budgetMs: left } satisfies FindWorkerMessage);
   };
+
+  // Started now, not at the first search: loading its modules takes 0.1–0.4 s, which a restarted server's first
+  // worst-table page would otherwise wait for (bench/triage.mjs).
+  worker = start();
 
   return {
     find(ref, _store, request, budgetMs, signal) {
@@ -215,6 +234,11 @@ export function createFindPool(options: { workerScript: string | null; data: Omi
         queue.push(p);
         pump();
       });
+    },
+    prepare(ref) {
+      // Queued in the worker's own message queue: a request sent meanwhile waits for the file to open, as it would.
+      worker ??= start();
+      worker.postMessage({ prepare: ref } satisfies FindWorkerMessage);
     },
     close() {
       for (const p of queue.splice(0)) settle(p, { error: new WorkBudgetExceeded(p.job.ref.relPath, p.job.budgetMs) });

@@ -1,17 +1,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { encodeFindError, runFind, type FindAnswer, type FindJob, type FindWorkerData } from './findPool.js';
+import { encodeFindError, heatmapCacheOf, runFind, type FindAnswer, type FindWorkerData, type FindWorkerMessage } from './findPool.js';
 import { createStoreCache } from './openStore.js';
 import { withWorkBudget } from './workBudget.js';
 import { runIdleStep } from './idleWork.js';
 
 /**
  * Worker-thread entry (bundled to dist/server/store/findWorker.js): runs the server's searches and filters one at a
- * time (findPool.ts). Its own store cache indexes in this thread and shares the server's index cache directory, so a
- * large `.vis` the server indexed is loaded from disk, not read again. Problems are logged by the server's own cache.
+ * time (findPool.ts). Its own store cache indexes in this thread and shares the server's cache directory, so a
+ * large `.vis` the server indexed is loaded from disk, not read again, and a `.vis.db`'s worst-table lists are kept
+ * there (derivedCache.ts). The server has it open the files it opens (FindPool.prepare). Problems are logged by the
+ * server's own cache.
  */
 const data = workerData as FindWorkerData;
 const cancelled = new Int32Array(data.cancel);
 const IDLE_STEP_MS = 50;
+const heatmapCache = heatmapCacheOf(data);
 const stores = createStoreCache({
   cacheDir: data.cacheDir,
   cacheMaxBytes: data.cacheMaxBytes,
@@ -21,14 +24,26 @@ const stores = createStoreCache({
   log: () => {},
 });
 
-parentPort!.on('message', (job: FindJob) => {
+parentPort!.on('message', (message: FindWorkerMessage) => {
+  if ('prepare' in message) {
+    try {
+      // Its meta too: a `.vis.db` counts its nodes for it (~0.3 s at 10^6), which the first divergent node needs.
+      const opened = stores.open(message.prepare);
+      if ('store' in opened) opened.store.meta();
+    } catch {
+      // The request that needs the file meets the problem again and reports it.
+    }
+    setImmediate(idle);
+    return;
+  }
+  const job = message;
   let answer: FindAnswer;
   try {
     const opened = stores.open(job.ref);
     // Without an index worker the cache indexes before answering: there is always a store.
     if (!('store' in opened)) throw new Error('the file is still being indexed');
     const { store } = opened;
-    answer = { id: job.id, json: withWorkBudget(job.ref.relPath, job.budgetMs, () => runFind(store, job.request, job.ref, (ref) => stores.open(ref)), cancelled) };
+    answer = { id: job.id, json: withWorkBudget(job.ref.relPath, job.budgetMs, () => runFind(store, job.request, job.ref, (ref) => stores.open(ref), heatmapCache), cancelled) };
   } catch (e) {
     answer = { id: job.id, error: encodeFindError(e) };
   }

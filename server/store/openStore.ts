@@ -6,7 +6,7 @@ import { asFileError, dbStamp } from './visDb/openDb.js';
 import { VisDbStore } from './visDb/visDbStore.js';
 import { buildVisIndex, VisIndexError } from './visJsonIndex/buildIndex.js';
 import { bufferSource } from './visJsonIndex/byteSource.js';
-import { defaultCacheDir } from './visJsonIndex/indexCache.js';
+import { defaultCacheDir, hasIndexCache } from './visJsonIndex/indexCache.js';
 import { unpackIndex } from './visJsonIndex/indexCodec.js';
 import { runIndexJob } from './visJsonIndex/indexJob.js';
 import { defaultIndexWorkerScript, IndexJobFailure, startIndexJob, type IndexJobHandle, type IndexProgress } from './visJsonIndex/indexJobs.js';
@@ -35,7 +35,8 @@ export interface GraphFileRef {
   tag: string;
 }
 
-export type OpenResult = { store: GraphStore } | { indexing: IndexProgress };
+/** `stamp`: the file version the store reads (size, mtime, inode, live WAL), as meta answers it and saves check it. */
+export type OpenResult = { store: GraphStore; stamp: string } | { indexing: IndexProgress };
 type Outcome = { store: GraphStore } | { error: GraphFileError };
 interface Entry {
   stamp: string;
@@ -45,7 +46,10 @@ interface Entry {
 export interface StoreCacheOptions {
   maxOpen?: number;
   maxErrors?: number;
-  /** Where `.vis` indexes are cached; null = keep them in memory only. Default: defaultCacheDir(). */
+  /**
+   * Where `.vis` indexes and derived data (a `.vis.db`'s worst-table lists, derivedCache.ts) are cached; null = keep
+   * them in memory only. Default: defaultCacheDir().
+   */
   cacheDir?: string | null;
   /** The cache is pruned to this size (least recently used first) after each new index; default 4 GiB. */
   cacheMaxBytes?: number;
@@ -85,6 +89,8 @@ export interface StoreCache {
    * (findPool.ts). Rejects like the store (GraphFileError…), or with WorkBudgetExceeded past `budgetMs` or on `signal`.
    */
   find(ref: GraphFileRef, store: GraphStore, request: FindRequest, budgetMs: number, signal?: AbortSignal): Promise<string>;
+  /** Drops what is open or remembered for the file: this process just rewrote it (issue 15's overwrite). */
+  forget(absPath: string): void;
   /** Closes every store and ends the worker threads. */
   closeAll(): void;
 }
@@ -143,6 +149,19 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
   const indexStore = (ref: GraphFileRef, index: VisIndex) =>
     new VisIndexStore(index, fileBytes(ref.absPath, ref.relPath, index.stamp), named(ref));
 
+  /** The stamp each file was last handed to the find worker at (FindPool.prepare). */
+  const prepared = new Map<string, string>();
+  /**
+   * Has the find worker open a file this process opens, when that is quick: a `.vis.db`, a `.vis` read whole, or one
+   * whose index is cached (loaded, not built again, in the worker).
+   */
+  const prepare = (ref: GraphFileRef, stamp: string, fileStamp: FileStamp) => {
+    if (prepared.get(ref.absPath) === stamp) return;
+    if (ref.format === 'vis' && fileStamp.size >= inThreadBytes && !(cacheDir && hasIndexCache(cacheDir, ref.absPath, fileStamp))) return;
+    prepared.set(ref.absPath, stamp);
+    finder.prepare(ref);
+  };
+
   /** Starts (or joins) the worker job for a large `.vis`; the store lands in `stores` when it finishes. */
   const startJob = (ref: GraphFileRef, stamp: string, fileStamp: FileStamp): IndexProgress => {
     const running = jobs.get(ref.absPath);
@@ -153,6 +172,8 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     const started = performance.now();
     const bytes = fileStamp.size;
     options.onIndex?.({ phase: 'start', file: ref.relPath, bytes });
+    // An index in the cache: the worker loads its copy meanwhile, rather than when it is first asked.
+    prepare(ref, stamp, fileStamp);
     handle.done.then(
       (index) => {
         if (jobs.get(ref.absPath)?.handle !== handle) return;
@@ -161,6 +182,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
         options.onIndex?.({ phase: 'done', file: ref.relPath, bytes, fromCache: handle.fromCache, seconds });
         try {
           remember(stores, ref.absPath, { stamp: stampOfFile(index.stamp), outcome: { store: indexStore(ref, index) } }, maxOpen);
+          prepare(ref, stampOfFile(index.stamp), index.stamp);
         } catch (e) {
           // Changed again since: the next request stats it and starts over.
           if (!(e instanceof StaleFileError)) throw e;
@@ -177,7 +199,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     return handle.progress;
   };
 
-  const openVis = (ref: GraphFileRef, stats: Stats, stamp: string): OpenResult => {
+  const openVis = (ref: GraphFileRef, stats: Stats, stamp: string): { store: GraphStore } | { indexing: IndexProgress } => {
     const fileStamp = { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino };
     if (stats.size < inThreadBytes) {
       let bytes: Buffer;
@@ -223,12 +245,17 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       if (known) {
         if ('error' in known) throw known.error;
         remember(stores, ref.absPath, { stamp, outcome: known }, maxOpen);
-        return known;
+        return { store: known.store, stamp };
       }
       try {
-        const result = ref.format === 'db' ? { store: new VisDbStore(ref.absPath, named(ref)) } : openVis(ref, stats, stamp);
-        if ('store' in result) remember(stores, ref.absPath, { stamp, outcome: result }, maxOpen);
-        return result;
+        const result =
+          ref.format === 'db'
+            ? { store: new VisDbStore(ref.absPath, { ...named(ref), cacheDir, cacheMaxBytes: options.cacheMaxBytes, log }) }
+            : openVis(ref, stats, stamp);
+        if (!('store' in result)) return result;
+        remember(stores, ref.absPath, { stamp, outcome: { store: result.store } }, maxOpen);
+        prepare(ref, stamp, { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino });
+        return { store: result.store, stamp };
       } catch (e) {
         // A changed or locked file may open on the next request: only lasting problems are remembered.
         if (e instanceof GraphFileError && !(e instanceof StaleFileError) && !(e instanceof LockedFileError)) {
@@ -268,6 +295,12 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       return probe;
     },
     find: (ref, store, request, budgetMs, signal) => finder.find(ref, store, request, budgetMs, signal),
+    forget(absPath) {
+      lookup(absPath, '');
+      jobs.get(absPath)?.handle.cancel();
+      jobs.delete(absPath);
+      probes.delete(absPath);
+    },
     closeAll() {
       finder.close();
       for (const entry of stores.values()) if ('store' in entry.outcome) entry.outcome.store.close();
@@ -284,6 +317,11 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
 /** What a store names in errors and meta. */
 function named(ref: GraphFileRef): { file: string; run: string; tag: string } {
   return { file: ref.relPath, run: ref.run, tag: ref.tag };
+}
+
+/** The stamp a file has now, as `open` answers it (GraphMeta.stamp); throws like statSync. */
+export function currentStamp(absPath: string, format: GraphFormat): string {
+  return stampOf(absPath, statSync(absPath), format);
 }
 
 function stampOf(absPath: string, stats: Stats, format: GraphFormat): string {

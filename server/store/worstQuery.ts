@@ -77,6 +77,7 @@ export class WorstFirst {
   /** The `count` worst positions, worst first: a heap whose root is the kept position that ranks last. */
   private worst(count: number): Uint32Array {
     const { values } = this;
+    // Keys: larger = worse, whichever end is bad.
     const sign = this.end === 'high' ? 1 : -1;
     // a ranks before b: worse value, or the same value earlier in execution order.
     const before = (a: number, b: number) => sign * (values[a] - values[b]) > 0 || (values[a] === values[b] && a < b);
@@ -94,18 +95,23 @@ export class WorstFirst {
         i = last;
       }
     };
-    for (let k = 0; k < values.length; k++) {
-      if (size < heap.length) {
-        let i = size++;
-        heap[i] = k;
-        while (i > 0 && before(heap[(i - 1) >> 1], heap[i])) {
-          const up = (i - 1) >> 1;
-          [heap[i], heap[up]] = [heap[up], heap[i]];
-          i = up;
-        }
-      } else if (size > 0 && before(k, heap[0])) {
+    for (; size < heap.length; size++) {
+      let i = size;
+      heap[i] = size;
+      while (i > 0 && before(heap[(i - 1) >> 1], heap[i])) {
+        const up = (i - 1) >> 1;
+        [heap[i], heap[up]] = [heap[up], heap[i]];
+        i = up;
+      }
+    }
+    // The hot loop, 10^6 times on a reopened file's first page: one comparison with the root's key, no call. A later
+    // position with the root's value ranks after it, so only a strictly worse value enters.
+    let rootKey = size > 0 ? sign * values[heap[0]] : Infinity;
+    for (let k = size; k < values.length; k++) {
+      if (sign * values[k] > rootKey) {
         heap[0] = k;
         siftDown(0);
+        rootKey = sign * values[heap[0]];
       }
     }
     return heap.sort((a, b) => (before(a, b) ? -1 : 1));

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { readdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -15,7 +15,8 @@ import { repoRoot } from '../helpers/shared.js';
  * Issue 14's rank × top-level-module heatmap in Chromium, on the graph command's multi-rank output
  * (test/fixtures/e2e/ranks): every painted cell has the file's bucket colour of the worst value this test computes
  * by walking the tree; hovering names rank, module and value; a click opens that rank (rank picker of the `.vis.db`,
- * the rank's own `.vis`) with that module selected.
+ * the rank's own `.vis`) with that module selected. On 400 ranks the panel asks only for the rows in view (and a
+ * box's worth below), and a scroll to the end asks for, paints and opens the ranks there.
  */
 const DIR = path.join(repoRoot, 'test/fixtures/e2e/ranks');
 const DB_FILE = readdirSync(path.join(DIR, 'db')).find((f) => f.endsWith('.vis.db'))!;
@@ -25,8 +26,8 @@ const VIS_TAGS = readdirSync(path.join(DIR, 'vis'))
   .sort()
   .map((f) => f.replace(/\.vis$/, ''));
 
-function fileColors() {
-  const db = new Database(path.join(DIR, 'db', DB_FILE), { readonly: true });
+function fileColors(file = path.join(DIR, 'db', DB_FILE)) {
+  const db = new Database(file, { readonly: true });
   const text = db.prepare('SELECT node_colors FROM tb_config').pluck().get() as string;
   db.close();
   return colorBuckets(parsePyJson(text));
@@ -34,13 +35,44 @@ function fileColors() {
 
 const hexRgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-/** The canvas's pixel per cell (one canvas pixel is one cell), as [r, g, b, a] by row then column. */
+/** The canvas's pixel per cell (one canvas pixel is one cell, one canvas row per rank in view), as [r, g, b, a]. */
 function canvasPixels(page: Page): Promise<{ width: number; height: number; data: number[] }> {
   return page.locator('[data-testid="heatmap-canvas"]').evaluate((c: HTMLCanvasElement) => ({
     width: c.width,
     height: c.height,
     data: Array.from(c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data),
   }));
+}
+
+/**
+ * The fixture's `.vis.db` grown to `ranks` ranks: rank r ≥ 3 is rank r % 3's root and root children (both sides; the
+ * children's own subtrees left out, so that 400 ranks are 3 MB), their real-valued precision_index shifted by r.
+ */
+function manyRanks(out: string, ranks: number): void {
+  copyFileSync(path.join(DIR, 'db', DB_FILE), out);
+  const db = new Database(out);
+  db.pragma('journal_mode = DELETE');
+  const have = (JSON.parse(db.prepare('SELECT rank_list FROM tb_config').pluck().get() as string) as number[]).length;
+  const columns = db.prepare("SELECT name FROM pragma_table_info('tb_nodes')").pluck().all() as string[];
+  const shifted = 'abs(precision_index + @rank * 0.137)';
+  const value: Record<string, string> = {
+    id: "data_source || '_' || step || '_' || @rank || '_' || node_name",
+    graph_id: "data_source || '_' || step || '_' || @rank",
+    rank: '@rank',
+    input_data: "'{}'",
+    output_data: "'{}'",
+    sub_nodes: "CASE WHEN up_node = '' THEN sub_nodes ELSE '' END",
+    precision_index: `CASE WHEN typeof(precision_index) = 'real' THEN ${shifted} - CAST(${shifted} AS INTEGER) ELSE precision_index END`,
+  };
+  const copy = db.prepare(
+    `INSERT INTO tb_nodes (${columns.join(', ')}) SELECT ${columns.map((c) => value[c] ?? c).join(', ')} FROM tb_nodes n
+     WHERE rank = @from AND (up_node = '' OR up_node = (SELECT node_name FROM tb_nodes r WHERE r.step = n.step AND r.rank = n.rank AND r.data_source = n.data_source AND r.up_node = ''))`,
+  );
+  db.transaction(() => {
+    for (let r = have; r < ranks; r++) copy.run({ rank: r, from: r % have });
+    db.prepare('UPDATE tb_config SET rank_list = ?').run(JSON.stringify(Array.from({ length: ranks }, (_, r) => r)));
+  })();
+  db.close();
 }
 
 /** Column ids in the order the test expects: first seen over ranks in rank order, each rank in file order. */
@@ -149,6 +181,74 @@ describeBrowser('rank × module heatmap in Chromium', () => {
     await expect.poll(() => page.locator('[data-testid="info-npu-node"]').getAttribute('title')).toBe(modules[column]);
     // The grid stays for the run: the new rank's file asks again and paints the same cells.
     await page.locator('[data-testid="heatmap-canvas"][data-painted-at]').waitFor();
+    await context.close();
+  });
+
+  it('scrolls 400 ranks: asks for the rows in view, then for the rows scrolled to, paints and opens them', async () => {
+    const RANKS = 400;
+    mkdirSync(path.join(server.logdir, 'many'));
+    const file = path.join(server.logdir, 'many', 'many.vis.db');
+    manyRanks(file, RANKS);
+    const oracle = dbOracle(file);
+    const colors = fileColors(file);
+    const modules = columnsOf(oracle);
+    const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    const asked: Array<[number, number]> = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname.endsWith('/api/graph/heatmap')) asked.push([Number(url.searchParams.get('rankOffset')), Number(url.searchParams.get('rankLimit'))]);
+    });
+    await page.goto(`${server.origin}/#graphs?run=many&tag=many`);
+    await openHeatmap(page);
+    await expect(page.locator('[data-testid="heatmap-size"]').getAttribute('data-rows')).resolves.toBe(String(RANKS));
+    const canvas = page.locator('[data-testid="heatmap-canvas"]');
+    await page.locator('[data-testid="heatmap-canvas"][data-first-row="0"][data-complete="true"]').waitFor();
+    // 2 px a row in a 320 px box: the canvas holds the 161 rows in view; only those and a box below (160) were asked.
+    const top = await canvasPixels(page);
+    expect([top.width, top.height]).toEqual([modules.length, 161]);
+    expect(asked[0]).toEqual([0, 161]);
+    await expect.poll(() => asked.length).toBe(2);
+    expect(Math.max(...asked.map(([o, l]) => o + l))).toBe(321);
+
+    // To the end: rows 240–399 are painted, their rows asked for after the scroll.
+    await page.locator('[data-testid="heatmap-box"]').evaluate((box) => box.scrollTo(0, box.scrollHeight));
+    const first = RANKS - 160;
+    await page.locator(`[data-testid="heatmap-canvas"][data-first-row="${first}"][data-complete="true"]`).waitFor();
+    expect(asked.slice(2)).toContainEqual([321, RANKS - 321]);
+    const px = await canvasPixels(page);
+    expect([px.width, px.height]).toEqual([modules.length, RANKS - first]);
+    const distinct = new Set<string>();
+    for (let r = 0; r < px.height; r++) {
+      modules.forEach((id, c) => {
+        const v = oracle.get(first + r)!.get(id) ?? null;
+        const color = v === null ? null : bucketColor(colors, v);
+        const o = (r * px.width + c) * 4;
+        if (color) {
+          expect(px.data.slice(o, o + 3), `rank ${first + r} ${id} = ${v}`).toEqual(hexRgb(color));
+          distinct.add(color);
+        }
+      });
+    }
+    expect(distinct.size).toBeGreaterThan(1);
+
+    // The last rank's cell with the highest value: hover names it, a click opens rank 399 there.
+    const rank = RANKS - 1;
+    const column = modules.reduce((best, id, c) => ((oracle.get(rank)!.get(id) ?? -1) > (oracle.get(rank)!.get(modules[best]) ?? -1) ? c : best), 0);
+    const value = oracle.get(rank)!.get(modules[column])!;
+    await pointAt(page, rank - first, column, px.height, modules.length);
+    const tip = page.locator('[data-testid="heatmap-tooltip"]');
+    await tip.waitFor();
+    await expect(tip.getAttribute('data-rank')).resolves.toBe(String(rank));
+    await expect(tip.textContent()).resolves.toContain(formatPrecision(value));
+    await page.screenshot({ path: screenshotPath('heatmap-scrolled') });
+    await page.mouse.down();
+    await page.mouse.up();
+    await expect.poll(() => page.locator('[data-testid="rank-select"]').inputValue()).toBe(String(rank));
+    await expect.poll(() => page.locator('[data-testid="info-npu-node"]').getAttribute('title')).toBe(modules[column]);
+    // The grid stays for the file's ranks: still scrolled to the end.
+    await expect(canvas.getAttribute('data-first-row')).resolves.toBe(String(first));
     await context.close();
   });
 

@@ -116,6 +116,10 @@ describeBrowser('issue 14: files, links, server gone, run list', () => {
     await expect.poll(() => page.url()).toContain(`tag=${firstOfCompare}`);
     expect(await page.locator('[data-testid="run-select"]').inputValue()).toBe('compare');
     expect(await page.locator('[data-testid="tag-select"]').inputValue()).toBe(firstOfCompare);
+    // Said, not silent; a file picked by hand needs no note.
+    expect(await page.locator('[data-testid="notice-banner"]').textContent()).toContain(`${firstOfCompare}.vis`);
+    await page.selectOption('[data-testid="run-select"]', 'build');
+    await expect.poll(() => page.locator('[data-testid="notice-banner"]').count()).toBe(0);
   });
 
   it('an unknown run shows the banner and no run as chosen (item 9)', async () => {
@@ -169,15 +173,22 @@ describeBrowser('issue 14: files, links, server gone, run list', () => {
     expect(page.url()).toContain('node=Tensor1');
     expect(page.url()).toContain('format=db');
 
-    // The file has no graph for step 1, rank 1 although both lists name them.
-    await page.selectOption('[data-testid="rank-select"]', '1');
-    const empty = page.locator('[data-empty-graph="true"]');
+    // The file has no graph for step 1, rank 1 although both lists name them: the picker does not offer it
+    // (at step 1 only rank 0 holds a graph, so the rank picker is hidden), while step 0 offers both ranks.
+    expect(await page.locator('[data-testid="rank-select"]').count()).toBe(0);
+    await page.selectOption('[data-testid="step-select"]', '0');
+    await expect.poll(async () => (await optionTexts(page, '[data-testid="rank-select"]')).map((o) => o.value)).toEqual(['0', '1']);
+    // A link may still name the empty pair: it says so, and the picker shows where the user is.
+    const { page: linked } = await newPage();
+    await linked.goto(`${server.origin}/#graphs?run=pair&tag=x&format=db&step=1&rank=1`);
+    const empty = linked.locator('[data-empty-graph="true"]');
     await empty.waitFor();
     expect(await empty.textContent()).toContain('No graph for step 1, rank 1');
-    await page.screenshot({ path: screenshotPath('triage-empty-pair') });
+    expect(await linked.locator('[data-testid="rank-select"]').inputValue()).toBe('1');
+    await linked.screenshot({ path: screenshotPath('triage-empty-pair') });
     // Back to a pair that exists: the graph is drawn again.
-    await page.selectOption('[data-testid="rank-select"]', '0');
-    await node(page, 'npu', 'Module1').waitFor();
+    await linked.selectOption('[data-testid="rank-select"]', '0');
+    await node(linked, 'npu', 'Module1').waitFor();
   });
 
   it('reloads the run list while open, keeping the selection; names the root run (item 14)', async () => {

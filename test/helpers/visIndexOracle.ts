@@ -81,6 +81,15 @@ export function expectSameAnswers(whole: GraphStore, indexed: GraphStore, querie
       const q = { ...f, side, limit: DEFAULT_FIND_LIMIT };
       expect(indexed.filter(q)).toEqual(whole.filter(q));
     }
+    // The worst table's list, built with the index (visIndex.ts `rated`): every node in output order, and a page.
+    const [ratedIndexed, ratedWhole] = [indexed.rated({ side }), whole.rated({ side })];
+    expect(ratedIndexed.values).toEqual(ratedWhole.values);
+    const ids = (r: typeof ratedWhole) => Array.from(r.values, (_, k) => r.idAt(k));
+    expect(ids(ratedIndexed)).toEqual(ids(ratedWhole));
+    for (const order of ['execution', 'precision'] as const) {
+      const q = { side, order, offset: 0, limit: 50 };
+      expect(indexed.worst(q)).toEqual(whole.worst(q));
+    }
     expect(indexed.node({ side, nodeId: 'no such node' })).toBeUndefined();
     expect(indexed.children({ side, nodeId: 'no such node' })).toBeUndefined();
   }

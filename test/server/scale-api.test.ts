@@ -369,7 +369,7 @@ describe('a node read from a file that changed under the server', () => {
         throw new StaleFileError('big/replacement.vis');
       },
     });
-    const fake: StoreCache = { ...r.stores, open: () => ({ store: stale }) };
+    const fake: StoreCache = { ...r.stores, open: () => ({ store: stale, stamp: 'fake' }) };
     const app = createApp({ logdir, appDir: path.join(tmp, 'app'), stores: fake });
     const server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));

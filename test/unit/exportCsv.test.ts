@@ -20,6 +20,16 @@ describe('CSV writing (RFC 4180)', () => {
     expect(csvField('cr\r')).toBe('"cr\r"');
   });
 
+  it('defuses fields a spreadsheet would run as formulas, and keeps signed numbers numbers', () => {
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
+    expect(csvField('+cmd|x')).toBe("'+cmd|x");
+    expect(csvField('-2+3')).toBe("'-2+3");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('\tTab')).toBe("'\tTab");
+    for (const n of ['-0.5', '+1e-05', '-inf', '-12.5%', '-.25', 'nan']) expect(csvField(n)).toBe(n);
+    expect(csvField('Module.layer-1')).toBe('Module.layer-1');
+  });
+
   it('starts with the UTF-8 BOM, ends rows with CRLF, and reads back field for field', () => {
     const rows = [
       ['名称', 'shape', 'note'],

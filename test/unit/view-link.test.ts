@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NodeSummary } from '../../src/core/api/types.js';
 import { parseSplitId } from '../../src/core/layout/groupSplit.js';
-import { collapse, expand, fetchStarted, wantOpen } from '../../src/app/commands/expansion.js';
+import { closeAllBut, collapse, expand, fetchStarted, wantOpen } from '../../src/app/commands/expansion.js';
 import { pageLoaded } from '../../src/app/commands/splitTree.js';
 import { ancestorsOf, childrenToFetch, treeForRoot, type TreeState } from '../../src/app/commands/treeState.js';
 import { emptyHashState, formatHash, parseHash } from '../../src/app/state/url.js';
@@ -123,6 +123,22 @@ describe('view links: open groups and viewport', () => {
     expect(t.pending.has(first)).toBe(kids(ROOT).includes(first));
     t = collapse(t, first);
     expect(t.wanted.size).toBe(0);
+  });
+
+  it('applied to a tree already open, an exact restore closes what the link does not list', () => {
+    const groups = groupsPreOrder();
+    const linked = groups.slice(1, 11);
+    const link = openGroupsForLink(openedByHand(linked));
+    const shown = openedByHand(groups.slice(1, 31));
+    const restored = settle(wantOpen(closeAllBut(shown, new Set(link)), link)).tree;
+    expect([...restored.expanded].sort()).toEqual([ROOT, ...linked].sort());
+    expect(restored.pending.size + restored.wanted.size).toBe(0);
+    // A listed group inside one that closes closes with it (a hand-edited link that leaves its parent out).
+    const inner = linked.find((id) => ancestorsOf(shown, id).length > 1)!;
+    const parent = ancestorsOf(shown, inner).at(-1)!;
+    const cut = closeAllBut(shown, new Set(link.filter((id) => id !== parent)));
+    expect(cut.expanded.has(parent) || cut.expanded.has(inner)).toBe(false);
+    expect(cut.expanded.has(ROOT)).toBe(true);
   });
 
   it('round-trips ids that hold the separators, escapes and any text', () => {

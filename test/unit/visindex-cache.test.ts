@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildVisIndex } from '../../server/store/visJsonIndex/buildIndex.js';
-import { pruneIndexCache } from '../../server/store/visJsonIndex/cachePrune.js';
+import { pruneCache } from '../../server/store/visJsonIndex/cachePrune.js';
 import { bufferSource } from '../../server/store/visJsonIndex/byteSource.js';
 import { indexCachePath, readIndexCache, writeIndexCache } from '../../server/store/visJsonIndex/indexCache.js';
 import { packIndex, unpackIndex } from '../../server/store/visJsonIndex/indexCodec.js';
@@ -93,7 +93,7 @@ describe('index cache pruning', () => {
     writeFileSync(freshTmp, 'partial');
     utimesSync(staleTmp, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
     // Room for two indexes; `a` (the oldest) was just written, so it stays whatever its age.
-    const result = pruneIndexCache(path.join(tmp, 'p'), 2.5 * a.size, a.idx);
+    const result = pruneCache(path.join(tmp, 'p'), 2.5 * a.size, a.idx);
     expect(new Set(result.removed)).toEqual(new Set([gone.idx, staleTmp, b.idx, c.idx]));
     expect(readdirSync(path.dirname(a.idx)).sort()).toEqual([a.idx, d.idx, freshTmp].map((f) => path.basename(f)).sort());
     expect(result.keptBytes).toBe(a.size + d.size);

@@ -1,9 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import type { IndexingResponse, Side } from '../../../src/core/api/types.js';
+import { HEATMAP_DEFAULT_RANK_LIMIT, HEATMAP_MAX_RANK_LIMIT, type IndexingResponse, type Side } from '../../../src/core/api/types.js';
 import { rankFiles } from '../../logdir/rankFiles.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
 import type { FindRequest } from '../../store/findPool.js';
-import type { HeatmapQuery } from '../../store/heatmapQuery.js';
+import { HEATMAP_SOFT_MS, type HeatmapQuery } from '../../store/heatmapQuery.js';
 import { BadSearchError, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, parseSearch, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
 import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from '../../store/workBudget.js';
@@ -11,6 +11,8 @@ import type { GraphFileRef } from '../../store/openStore.js';
 import { DEFAULT_WORST_LIMIT, MAX_WORST_LIMIT, WORST_ORDERS, type WorstOrder, type WorstQuery } from '../../store/worstQuery.js';
 import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
+import { OverlayStore } from '../../overlay/overlayStore.js';
+import { withOverlay } from '../../overlay/overlayParam.js';
 
 /**
  * `/api/graph/{meta,children,node,search,filter}`: one file per request, named by `run` + `tag` (+ optional
@@ -21,8 +23,8 @@ export function graphRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/api/graph/meta', (req, res) => {
-    return withGraph(ctx, req, res, ({ store, graph }) => {
-      res.json(store.meta(graph));
+    return withGraph(ctx, req, res, ({ store, graph, stamp }) => {
+      res.json({ ...store.meta(graph), stamp });
     });
   });
 
@@ -109,11 +111,20 @@ export function graphRouter(ctx: AppContext): Router {
     }),
   );
 
-  // Issue 14's rank × top-level-module heatmap of the run (heatmapQuery.ts), in the find worker too.
+  // Issue 14's rank × top-level-module heatmap of the run (heatmapQuery.ts), one window of ranks, in the find worker too.
   router.get('/api/graph/heatmap', (req, res) =>
     withGraph(ctx, req, res, ({ store, ref, graph }) => {
-      const own = ref.format === 'vis' ? rankFiles(ctx.logdirReal, ref) : { step: graph.step ?? store.meta().steps[0] ?? 0, files: undefined };
-      const query: HeatmapQuery = { step: own.step, files: own.files, softMs: Math.min(1000, ctx.workBudgetMs / 2) };
+      const rankOffset = intParam(req, 'rankOffset', 0) ?? 0;
+      const rankLimit = intParam(req, 'rankLimit', 1) ?? HEATMAP_DEFAULT_RANK_LIMIT;
+      if (rankLimit > HEATMAP_MAX_RANK_LIMIT) throw new HttpError(400, 'badParam', { name: 'rankLimit', expected: `at most ${HEATMAP_MAX_RANK_LIMIT}` });
+      // A short read per answer: the panel paints what came and asks again for the pending rows (issue 14: first
+      // paint ≤ 500 ms at 1,000 ranks).
+      const window = { rankOffset, rankLimit, softMs: Math.min(HEATMAP_SOFT_MS, ctx.workBudgetMs / 2) };
+      let query: HeatmapQuery;
+      if (ref.format === 'vis') {
+        const own = rankFiles(ctx.logdirReal, ref);
+        query = { step: own.step, files: own.files.slice(rankOffset, rankOffset + rankLimit), totalFiles: own.files.length, ...window };
+      } else query = { step: graph.step ?? store.meta().steps[0] ?? 0, ...window };
       return sendFound(ctx, res, ref, store, { kind: 'heatmap', query });
     }),
   );
@@ -130,27 +141,36 @@ async function sendFound(ctx: AppContext, res: Response, ref: GraphFileRef, stor
   const onClose = () => gone.abort();
   res.once('close', onClose);
   try {
-    const json = await ctx.stores.find(ref, store, request, ctx.workBudgetMs, gone.signal);
+    // An overlay patches the file's answer (server/overlay/overlayStore.ts); the file's own comes from the worker.
+    const json =
+      store instanceof OverlayStore
+        ? await store.find(request, (r) => ctx.stores.find(ref, store.base, r, ctx.workBudgetMs, gone.signal))
+        : await ctx.stores.find(ref, store, request, ctx.workBudgetMs, gone.signal);
     res.type('json').send(json);
   } finally {
     res.off('close', onClose);
   }
 }
 
-interface Opened {
+export interface Opened {
   store: GraphStore;
   ref: GraphFileRef;
   graph: GraphSelector;
+  /** The file version the store reads (GraphMeta.stamp). */
+  stamp: string;
+  /** The graph answered: `graph` with the file's defaults filled in. */
+  step: number;
+  rank: number;
 }
 
-/** Opens the file and runs `answer`, or answers 202 while it is being indexed; store errors become 4xx. */
-async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void | Promise<void>): Promise<void> {
+/**
+ * Opens the file and runs `answer`, or answers 202 while it is being indexed; store errors become 4xx. With
+ * `overlay=<id>` the store is the overlay's view of the file (server/overlay), or 409 when the id is not held.
+ */
+export async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void | Promise<void>): Promise<void> {
   const run = requiredString(req, 'run');
   const tag = requiredString(req, 'tag');
-  const format = optionalString(req, 'format');
-  if (format !== undefined && format !== 'vis' && format !== 'db') {
-    throw new HttpError(400, 'badParam', { name: 'format', expected: '"vis" | "db"' });
-  }
+  const format = formatParam(req);
   const graph: GraphSelector = { step: intParam(req, 'step', 0), rank: intParam(req, 'rank', 0) };
   const resolved = resolveGraphFile(ctx.logdirReal, run, tag, format);
   if (!resolved.ok) throw new HttpError(resolved.status, resolved.message.key, resolved.message.params);
@@ -170,7 +190,8 @@ async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (
     const rank = graph.rank ?? meta.ranks[0];
     if (!meta.steps.includes(step) || !meta.ranks.includes(rank)) throw new UnknownGraphError(ref.relPath, step, rank);
     // The budget covers this thread's work; a search's own runs in the find worker under the same budget.
-    await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer({ store: opened.store, ref, graph }));
+    const base: Opened = { store: opened.store, ref, graph, stamp: opened.stamp, step, rank };
+    await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer(withOverlay(ctx, optionalString(req, 'overlay'), base)));
   } catch (e) {
     if (e instanceof WorkInProgress) {
       // A list built once per file (the `.vis.db` worst table's) is under way: asked again, it continues.
@@ -192,7 +213,16 @@ async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (
   }
 }
 
-function sideParam(req: Request, store: GraphStore, ref: GraphFileRef): Side {
+/** `format=vis|db`, or undefined when absent (either format of the tag). */
+export function formatParam(req: Request): 'vis' | 'db' | undefined {
+  const format = optionalString(req, 'format');
+  if (format !== undefined && format !== 'vis' && format !== 'db') {
+    throw new HttpError(400, 'badParam', { name: 'format', expected: '"vis" | "db"' });
+  }
+  return format;
+}
+
+export function sideParam(req: Request, store: GraphStore, ref: GraphFileRef): Side {
   const side = optionalString(req, 'side') || 'npu';
   if (side !== 'npu' && side !== 'bench') {
     throw new HttpError(400, 'badParam', { name: 'side', expected: '"npu" | "bench"' });
@@ -214,7 +244,7 @@ function checkSearch(query: string): void {
 }
 
 /** An integer ≥ `min`, or undefined when the parameter is absent or empty. */
-function intParam(req: Request, name: string, min: number): number | undefined {
+export function intParam(req: Request, name: string, min: number): number | undefined {
   const text = optionalString(req, name);
   if (text === undefined || text === '') return undefined;
   const n = /^-?\d{1,9}$/.test(text) ? Number(text) : NaN;
@@ -266,14 +296,14 @@ function unknownNode(ref: GraphFileRef, side: Side, node: string): HttpError {
 }
 
 /** Repeated keys (`?run=a&run=b`) arrive as arrays; refusing them keeps one request = one file. */
-function optionalString(req: Request, name: string): string | undefined {
+export function optionalString(req: Request, name: string): string | undefined {
   const v = req.query[name];
   if (v === undefined) return undefined;
   if (typeof v !== 'string') throw new HttpError(400, 'badParam', { name, expected: 'a single string' });
   return v;
 }
 
-function requiredString(req: Request, name: string): string {
+export function requiredString(req: Request, name: string): string {
   const v = optionalString(req, name);
   if (v === undefined || v === '') throw new HttpError(400, 'missingParam', { name });
   return v;

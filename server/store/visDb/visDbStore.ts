@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { statSync, type Stats } from 'node:fs';
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, Task, WorstResponse } from '../../../src/core/api/types.js';
 import { parsePyJson } from '../../../src/core/formats/pyJson.js';
 import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
@@ -13,7 +14,8 @@ import { asFileError, closeVisDb, openVisDb, type OpenedDb } from './openDb.js';
 import { comparePreorder, MAX_DEPTH, pathOf, type Link, type Links } from './ancestorLinks.js';
 import { buildPreorderRanks, type PreorderRanks } from './preorderRanks.js';
 import { worstEnd, type RatedNodes, type WorstQuery } from '../worstQuery.js';
-import { RatedScan } from './ratedScan.js';
+import { RatedScan, type DbDerived } from './ratedScan.js';
+import { derivedWriteProblem, readDerived, writeDerived } from '../derivedCache.js';
 
 /**
  * GraphStore over a `.vis.db` (msprobe-format.md §4.2): every step and rank, graphs selected per request, queries on
@@ -27,6 +29,11 @@ export interface VisDbStoreOptions {
   tag: string;
   /** Up to this many matches are ordered by their paths, more by the graph's pre-order ranks (default 2000). */
   pathSortMax?: number;
+  /** Our cache directory: worst-table lists (RatedScan) and graph facts are kept there; null/absent = not kept. */
+  cacheDir?: string | null;
+  cacheMaxBytes?: number;
+  /** A cache that cannot be written (once per problem). */
+  log?: (line: string) => void;
 }
 
 const PATH_SORT_MAX = 2000;
@@ -36,6 +43,9 @@ const PATH_SORT_MAX_DEPTHS = 100_000;
 const MAX_FIND_ANSWER_CHARS = 3_000_000;
 /** More precision buckets than this are matched through one JSON parameter (SQLite caps expression depth). */
 const INLINE_BUCKETS = 64;
+
+/** derivedCache kind of a graph's roots and node counts. */
+const GRAPH_KIND = 'db-graph-v1';
 
 const TASKS: readonly Task[] = ['summary', 'md5', 'all', 'structure'];
 const SOURCES: Record<Side, string> = { npu: 'NPU', bench: 'Bench' };
@@ -49,6 +59,7 @@ interface Config {
   toolTips: GraphMeta['toolTips'];
   steps: number[];
   ranks: number[];
+  graphs: Array<[step: number, rank: number]>;
 }
 
 export class VisDbStore implements GraphStore {
@@ -61,10 +72,19 @@ export class VisDbStore implements GraphStore {
   private readonly ranks = new Map<string, PreorderRanks>();
   /** The worst table's rated rows per graph and side, in execution order and worst first (24 bytes a row). */
   private readonly ratedScans = new Map<string, RatedScan>();
+  private readonly persist: DbDerived | null;
 
   constructor(absPath: string, private readonly o: VisDbStoreOptions) {
+    // Stamped before opening: a file replaced in between is stamped older than what was read, so what is derived
+    // from it is never taken for the new file's.
+    const st = o.cacheDir ? statOrNull(absPath) : null;
     this.opened = openVisDb(absPath, o.file);
     this.db = this.opened.db;
+    // With a live WAL the rows are the database and its log (a writer at work): the file's stamp does not cover them.
+    this.persist =
+      o.cacheDir && st && this.opened.mode !== 'wal-copy'
+        ? { cacheDir: o.cacheDir, maxBytes: o.cacheMaxBytes, absPath, stamp: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino }, log: o.log ?? (() => {}) }
+        : null;
     try {
       this.schema = readSchema(this.db, o.file);
       this.config = this.readConfig();
@@ -80,19 +100,48 @@ export class VisDbStore implements GraphStore {
       const key = `${step}/${rank}`;
       let meta = this.metas.get(key);
       if (meta) return meta;
-      const c = this.config;
-      const roots: GraphMeta['roots'] = {};
-      const nodeCounts: GraphMeta['nodeCounts'] = {};
-      for (const side of this.sides()) {
-        const root = this.rootOf(side, step, rank);
-        if (root !== undefined) roots[side] = root;
-        nodeCounts[side] = (this.stmt('SELECT count(*) AS c FROM tb_nodes WHERE step = ? AND rank = ? AND data_source = ?')
-          .get(step, rank, SOURCES[side]) as { c: number }).c;
-      }
-      meta = { run: this.o.run, tag: this.o.tag, format: 'db', ...c, roots, nodeCounts };
+      meta = { run: this.o.run, tag: this.o.tag, format: 'db', ...this.config, ...this.graphFacts(step, rank) };
       this.metas.set(key, meta);
       return meta;
     });
+  }
+
+  /**
+   * The graph's roots and node counts: two count(*) over index3 (~0.3 s for 10^6 rows a side), kept in the cache
+   * directory so that a restarted server's meta, and the first divergent node that needs it, answer at once.
+   */
+  private graphFacts(step: number, rank: number): Pick<GraphMeta, 'roots' | 'nodeCounts'> {
+    const p = this.persist;
+    const key = `${step}/${rank}`;
+    const hit = p ? readDerived(p.cacheDir, GRAPH_KIND, p.absPath, key, p.stamp) : null;
+    if (hit && this.isGraphFacts(hit.header)) return hit.header;
+    const roots: GraphMeta['roots'] = {};
+    const nodeCounts: GraphMeta['nodeCounts'] = {};
+    for (const side of this.sides()) {
+      const root = this.rootOf(side, step, rank);
+      if (root !== undefined) roots[side] = root;
+      nodeCounts[side] = (this.stmt('SELECT count(*) AS c FROM tb_nodes WHERE step = ? AND rank = ? AND data_source = ?')
+        .get(step, rank, SOURCES[side]) as { c: number }).c;
+    }
+    if (p) {
+      try {
+        writeDerived(p.cacheDir, GRAPH_KIND, p.absPath, key, p.stamp, { roots, nodeCounts }, [], p.maxBytes);
+      } catch (e) {
+        p.log(derivedWriteProblem(p.cacheDir, e));
+      }
+    }
+    return { roots, nodeCounts };
+  }
+
+  private isGraphFacts(h: Record<string, unknown>): h is Pick<GraphMeta, 'roots' | 'nodeCounts'> {
+    const { roots, nodeCounts } = h as { roots?: Record<string, unknown>; nodeCounts?: Record<string, unknown> };
+    if (typeof roots !== 'object' || roots === null || typeof nodeCounts !== 'object' || nodeCounts === null) return false;
+    const sides: string[] = this.sides();
+    return (
+      Object.keys(nodeCounts).every((k) => sides.includes(k)) &&
+      sides.every((s) => Number.isSafeInteger(nodeCounts[s]) && (nodeCounts[s] as number) >= 0) &&
+      Object.entries(roots).every(([k, v]) => sides.includes(k) && typeof v === 'string')
+    );
   }
 
   children(q: ChildrenQuery): ChildrenResponse | undefined {
@@ -259,6 +308,7 @@ export class VisDbStore implements GraphStore {
         slice(''),
         slice(' AND (n.node_order, n.rowid) > (?, ?)'),
         [step, rank, source],
+        this.persist,
       );
       this.ratedScans.set(key, scan);
     }
@@ -417,6 +467,8 @@ export class VisDbStore implements GraphStore {
       | undefined;
     if (!row) throw new GraphFileError(this.o.file, 'table tb_config has no row: the graph command did not finish');
     const task = typeof row.task === 'string' && TASKS.includes(row.task as Task) ? (row.task as Task) : '';
+    const steps = this.intList(row.step_list, 'step');
+    const ranks = this.intList(row.rank_list, 'rank');
     return {
       graphType: row.graph_type === 'compare' ? 'compare' : 'build',
       task,
@@ -424,9 +476,18 @@ export class VisDbStore implements GraphStore {
       overflowCheck: (toInt(row.overflow_check) ?? 0) !== 0,
       colors: colorBuckets(parseText(row.node_colors)),
       toolTips: toolTips(row.tool_tip),
-      steps: this.intList(row.step_list, 'step'),
-      ranks: this.intList(row.rank_list, 'rank'),
+      steps,
+      ranks,
+      graphs: this.graphPairs(steps, ranks),
     };
+  }
+
+  /** The listed pairs that hold rows: one probe of index3's (step, rank) prefix each, ~1 µs (10^4 pairs in ms). */
+  private graphPairs(steps: number[], ranks: number[]): Array<[number, number]> {
+    const probe = this.db.prepare('SELECT 1 FROM tb_nodes WHERE step = ? AND rank = ? LIMIT 1').pluck();
+    const pairs: Array<[number, number]> = [];
+    for (const step of steps) for (const rank of ranks) if (probe.get(step, rank) !== undefined) pairs.push([step, rank]);
+    return pairs;
   }
 
   /** tb_config's JSON list, or the distinct values in tb_nodes when it is missing or unreadable. */
@@ -454,6 +515,15 @@ export class VisDbStore implements GraphStore {
       // Only the per-request work budget passes through, for the route's 503.
       throw e instanceof WorkBudgetExceeded ? e : asFileError(this.o.file, e);
     }
+  }
+}
+
+function statOrNull(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    // openVisDb reports it
+    return null;
   }
 }
 

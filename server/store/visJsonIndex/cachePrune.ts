@@ -1,17 +1,20 @@
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { indexCachePath } from './indexCache.js';
+import { readPackedHeader } from '../packedFile.js';
 
 /**
- * Keeps the index cache from growing without end: every large `.vis` ever opened leaves its index behind. After an
- * index is written the cache drops, in this order: temporary files older than an hour (a writer that crashed),
- * indexes of files that no longer exist, then the least recently used indexes until the total fits `maxBytes`.
- * Using an index marks it (its mtime), so what a user keeps opening stays. All of it is best effort: a file that
- * cannot be listed or removed is left alone.
+ * Keeps the cache directory from growing without end: every large `.vis` ever opened leaves its index behind
+ * (`vis-index/*.idx`, indexCache.ts), and stores leave derived data (`derived/<kind>/*.bin`, derivedCache.ts). After
+ * either is written the cache drops, in this order: temporary files older than an hour (a writer that crashed),
+ * entries whose source file no longer exists, then the least recently used entries of both kinds until the total
+ * fits `maxBytes` (one budget: an index is ~110 bytes a node, a `.vis.db` rated list 16). Using an entry marks it (its mtime),
+ * so what a user keeps opening stays. All of it is best effort: a file that cannot be listed or removed is left alone.
  */
 
-/** Default size of the index cache. */
+/** Default size of the cache. */
 export const DEFAULT_CACHE_MAX_BYTES = 4 * 2 ** 30;
+export const INDEX_DIR = 'vis-index';
+export const DERIVED_DIR = 'derived';
 
 const STALE_TEMP_MS = 60 * 60 * 1000;
 
@@ -20,25 +23,18 @@ export interface PruneResult {
   keptBytes: number;
 }
 
-/** Marks the index of `absPath` as just used. */
-export function touchIndexCache(cacheDir: string, absPath: string): void {
+/** Marks a cache entry as just used. */
+export function markUsed(file: string): void {
   try {
     const now = new Date();
-    utimesSync(indexCachePath(cacheDir, absPath), now, now);
+    utimesSync(file, now, now);
   } catch {
     // gone or read-only: it only loses its place in the order
   }
 }
 
-export function pruneIndexCache(cacheDir: string, maxBytes: number, keep: string | null = null, now = Date.now()): PruneResult {
-  const dir = path.join(cacheDir, 'vis-index');
+export function pruneCache(cacheDir: string, maxBytes: number, keep: string | null = null, now = Date.now()): PruneResult {
   const removed: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return { removed, keptBytes: 0 };
-  }
   const remove = (file: string): void => {
     try {
       rmSync(file, { force: true });
@@ -48,28 +44,32 @@ export function pruneIndexCache(cacheDir: string, maxBytes: number, keep: string
     }
   };
   const live: Array<{ file: string; size: number; used: number }> = [];
-  for (const name of names) {
-    const file = path.join(dir, name);
-    let st;
-    try {
-      st = statSync(file);
-    } catch {
-      continue;
-    }
-    if (!st.isFile()) continue;
-    if (name.endsWith('.tmp')) {
-      if (now - st.mtimeMs > STALE_TEMP_MS) remove(file);
-      continue;
-    }
-    if (!name.endsWith('.idx')) continue;
-    if (file !== keep) {
-      const source = indexedFile(file);
-      if (source !== null && !existsSync(source)) {
-        remove(file);
+  const derived = path.join(cacheDir, DERIVED_DIR);
+  const dirs = [{ dir: path.join(cacheDir, INDEX_DIR), ext: '.idx' }, ...listNames(derived).map((kind) => ({ dir: path.join(derived, kind), ext: '.bin' }))];
+  for (const { dir, ext } of dirs) {
+    for (const name of listNames(dir)) {
+      const file = path.join(dir, name);
+      let st;
+      try {
+        st = statSync(file);
+      } catch {
         continue;
       }
+      if (!st.isFile()) continue;
+      if (name.endsWith('.tmp')) {
+        if (now - st.mtimeMs > STALE_TEMP_MS) remove(file);
+        continue;
+      }
+      if (!name.endsWith(ext)) continue;
+      if (file !== keep) {
+        const source = readPackedHeader(file)?.absPath;
+        if (typeof source === 'string' && !existsSync(source)) {
+          remove(file);
+          continue;
+        }
+      }
+      live.push({ file, size: st.size, used: st.mtimeMs });
     }
-    live.push({ file, size: st.size, used: st.mtimeMs });
   }
   let total = live.reduce((sum, e) => sum + e.size, 0);
   live.sort((a, b) => a.used - b.used);
@@ -82,26 +82,10 @@ export function pruneIndexCache(cacheDir: string, maxBytes: number, keep: string
   return { removed, keptBytes: total };
 }
 
-/** The `.vis` an index file was made from (its header's `absPath`), or null when the header cannot be read. */
-function indexedFile(file: string): string | null {
-  let fd: number;
+function listNames(dir: string): string[] {
   try {
-    fd = openSync(file, 'r');
+    return readdirSync(dir);
   } catch {
-    return null;
-  }
-  try {
-    const lead = Buffer.alloc(12);
-    if (readSync(fd, lead, 0, 12, 0) !== 12) return null;
-    const length = lead.readUInt32LE(8);
-    if (length > 1 << 20) return null;
-    const header = Buffer.alloc(length);
-    if (readSync(fd, header, 0, length, 12) !== length) return null;
-    const absPath = (JSON.parse(header.toString('utf8')) as { absPath?: unknown }).absPath;
-    return typeof absPath === 'string' ? absPath : null;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
+    return [];
   }
 }

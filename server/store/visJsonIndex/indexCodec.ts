@@ -1,3 +1,4 @@
+import { kindOf, type ArrayKind } from '../packedFile.js';
 import { INDEX_FORMAT_VERSION, type FileStamp, type SideIndex, type VisIndex } from './visIndex.js';
 
 /**
@@ -22,26 +23,15 @@ const ARRAY_FIELDS = [
   'childStart',
   'children',
   'parent',
-  'up',
   'preorder',
+  'rated',
 ] as const satisfies ReadonlyArray<keyof SideIndex>;
 
 type ArrayField = (typeof ARRAY_FIELDS)[number];
 type TypedArray = SideIndex[ArrayField];
-type Kind = 'u8' | 'i32' | 'u32' | 'f64';
-
-const CTORS = { u8: Uint8Array, i32: Int32Array, u32: Uint32Array, f64: Float64Array } as const;
-
-function kindOf(a: TypedArray): Kind {
-  if (a instanceof Uint8Array) return 'u8';
-  if (a instanceof Int32Array) return 'i32';
-  if (a instanceof Uint32Array) return 'u32';
-  return 'f64';
-}
-
 export interface ArraySpec {
   field: ArrayField;
-  kind: Kind;
+  kind: ArrayKind;
   length: number;
 }
 export interface SideHeader {
@@ -104,11 +94,6 @@ export function unpackIndex(packed: PackedIndex): VisIndex {
     sides[name] = side;
   }
   return { version: header.version, graphType: header.graphType, metaText: header.metaText, stamp: header.stamp, sides };
-}
-
-/** An empty array of the kind and length a spec describes, to read stored bytes into. */
-export function allocate(spec: ArraySpec): TypedArray {
-  return new CTORS[spec.kind](spec.length) as TypedArray;
 }
 
 /** ArrayBuffers to list as postMessage transfers (each array owns its whole buffer). */

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync } from 'node:fs';
 import { buildVisIndex, VisIndexError } from './buildIndex.js';
 import { fileSource } from './byteSource.js';
 import { packIndex, type PackedIndex } from './indexCodec.js';
-import { DEFAULT_CACHE_MAX_BYTES, pruneIndexCache, touchIndexCache } from './cachePrune.js';
+import { DEFAULT_CACHE_MAX_BYTES, markUsed, pruneCache } from './cachePrune.js';
 import { indexCachePath, readIndexCache, writeIndexCache } from './indexCache.js';
 import { sameStamp, type FileStamp } from './visIndex.js';
 
@@ -35,7 +35,7 @@ export function runIndexJob(input: IndexJobInput, post: (msg: IndexJobMessage) =
   if (input.cacheDir) {
     const cached = readIndexCache(input.cacheDir, input.absPath, input.stamp);
     if (cached) {
-      touchIndexCache(input.cacheDir, input.absPath);
+      markUsed(indexCachePath(input.cacheDir, input.absPath));
       post({ type: 'done', packed: cached, fromCache: true });
       return;
     }
@@ -82,7 +82,7 @@ export function runIndexJob(input: IndexJobInput, post: (msg: IndexJobMessage) =
   if (input.cacheDir) {
     try {
       writeIndexCache(input.cacheDir, input.absPath, packed);
-      pruneIndexCache(input.cacheDir, input.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, indexCachePath(input.cacheDir, input.absPath));
+      pruneCache(input.cacheDir, input.cacheMaxBytes ?? DEFAULT_CACHE_MAX_BYTES, indexCachePath(input.cacheDir, input.absPath));
     } catch (e) {
       // A full or read-only cache directory costs a re-index next time, never the request.
       const reason = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));

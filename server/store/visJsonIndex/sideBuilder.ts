@@ -33,11 +33,8 @@ export class SideBuilder {
   private linkLen = new GrowArray(Uint32Array);
   private linkCount = new GrowArray(Uint32Array);
   private refStart = new GrowArray(Uint32Array);
-  /** Each entry's last string `upnode` (0 or 1 string per entry): ups[upStart[i] .. upStart[i+1]). */
-  private ups = new ByteTable();
-  private upStart = new GrowArray(Uint32Array);
 
-  private sealed: Omit<SideIndex, 'rootIdx' | 'parent' | 'preorder'> | undefined;
+  private sealed: Omit<SideIndex, 'rootIdx' | 'parent' | 'preorder' | 'rated'> | undefined;
 
   // The node being scanned: set by the scanner, pushed by endNode().
   curType = 0;
@@ -55,8 +52,6 @@ export class SideBuilder {
     this.sealed = undefined;
     this.ids = new ByteTable();
     this.refs = new ByteTable();
-    this.ups = new ByteTable();
-    this.upStart.truncate(0);
     for (const a of [this.isObject, this.nodeType, this.precision, this.overflow, this.micro]) a.truncate(0);
     for (const a of [this.start, this.length, this.linkOff, this.linkLen, this.linkCount, this.refStart]) a.truncate(0);
   }
@@ -65,7 +60,6 @@ export class SideBuilder {
   addEntry(c: JsonCursor): void {
     addSpan(this.ids, c);
     this.refStart.push(this.refs.count);
-    this.upStart.push(this.ups.count);
   }
 
   /** The entry just added has a non-object value: not a node. */
@@ -92,17 +86,6 @@ export class SideBuilder {
 
   addChildRef(c: JsonCursor): void {
     addSpan(this.refs, c);
-  }
-
-  /** An `upnode` key whose value is the cursor's last string span (a repeated key replaces it). */
-  setUpnode(c: JsonCursor): void {
-    this.clearUpnode();
-    addSpan(this.ups, c);
-  }
-
-  /** An `upnode` key with a non-string value: the node has no upnode (a repeated key: the last one counts). */
-  clearUpnode(): void {
-    this.ups.truncate(this.upStart.get(this.upStart.length - 1));
   }
 
   endNode(endAbs: number): void {
@@ -166,7 +149,6 @@ export class SideBuilder {
     let nodeCount = 0;
     for (let i = 0; i < entries; i++) nodeCount += alive[i];
     const { childStart, children } = this.resolveChildren(entries, alive, { hash, idBytes, idOffsets });
-    const up = this.resolveUps(entries, alive, { hash, idBytes, idOffsets });
     this.sealed = {
       nodeCount,
       idBytes,
@@ -184,7 +166,6 @@ export class SideBuilder {
       linkCount: this.linkCount.done(),
       childStart,
       children,
-      up,
       overflowNames: this.overflowNames,
     };
   }
@@ -203,21 +184,8 @@ export class SideBuilder {
     const entries = sealed.idOffsets.length - 1;
     const parent = walkParents(rootIdx, entries, sealed.childStart, sealed.children);
     const preorder = executionOrder(rootIdx, entries, sealed.alive, sealed.childStart, sealed.children, parent);
-    return { ...sealed, rootIdx, parent, preorder };
-  }
-
-  private resolveUps(entries: number, alive: Uint8Array, lookup: Pick<SideIndex, 'hash' | 'idBytes' | 'idOffsets'>): Int32Array {
-    this.upStart.push(this.ups.count);
-    const upStart = this.upStart.done();
-    const { bytes, offsets } = this.ups.done();
-    this.ups = new ByteTable();
-    const up = new Int32Array(entries).fill(-1);
-    for (let i = 0; i < entries; i++) {
-      if (!alive[i] || upStart[i + 1] === upStart[i]) continue;
-      const j = lookupBytes(lookup, bytes, offsets[upStart[i]], offsets[upStart[i] + 1]);
-      if (j >= 0 && alive[j]) up[i] = j;
-    }
-    return up;
+    const rated = outputOrder(rootIdx, sealed.precision, sealed.childStart, sealed.children, parent, preorder);
+    return { ...sealed, rootIdx, parent, preorder, rated };
   }
 
   private resolveChildren(
@@ -297,4 +265,44 @@ function executionOrder(
   }
   for (let i = 0; i < entries; i++) if (alive[i] && i !== root && parent[i] < 0) order.push(i);
   return order.done();
+}
+
+/**
+ * The entries with a finite precision in the order outputs are produced (worstQuery.ts): post-order over the tree
+ * edges (a module after its last child), then the nodes the tree does not reach (legacy and layer-mapping files) in
+ * file order, as the execution order has them.
+ */
+function outputOrder(
+  root: number,
+  precision: Float64Array,
+  childStart: Uint32Array,
+  children: Int32Array,
+  parent: Int32Array,
+  preorder: Int32Array,
+): Int32Array {
+  const rated = new GrowArray(Int32Array, 1024);
+  // An explicit stack of (entry, next child position): trees may be deeper than the call stack.
+  const stack = new Int32Array(preorder.length + 1);
+  const next = new Uint32Array(preorder.length + 1);
+  stack[0] = root;
+  next[0] = childStart[root];
+  let top = 1;
+  while (top > 0) {
+    const e = stack[top - 1];
+    const k = next[top - 1];
+    if (k < childStart[e + 1]) {
+      next[top - 1] = k + 1;
+      const c = children[k];
+      if (parent[c] === e) {
+        stack[top] = c;
+        next[top] = childStart[c];
+        top++;
+      }
+      continue;
+    }
+    top--;
+    if (Number.isFinite(precision[e])) rated.push(e);
+  }
+  for (const e of preorder) if (e !== root && parent[e] < 0 && Number.isFinite(precision[e])) rated.push(e);
+  return rated.done();
 }

@@ -7,8 +7,8 @@ import type { GraphType } from '../../../src/core/api/types.js';
  * are kept but marked dead, so entry numbers stay file positions.
  */
 
-/** 2: the `up` column (issue 12). */
-export const INDEX_FORMAT_VERSION = 2;
+/** 3: the `rated` column (issue 14); issue 12's `up` column, which nothing read, dropped. */
+export const INDEX_FORMAT_VERSION = 3;
 /** `micro` column value for "no micro_step_id". */
 export const NO_MICRO = -2147483648;
 /** `linkLen` column value for "no matched_node_link key". */
@@ -46,10 +46,14 @@ export interface SideIndex {
   children: Int32Array;
   /** Parent from walking `subnodes` down from the root; -1 for the root and unreachable entries. */
   parent: Int32Array;
-  /** The entry a node's `upnode` names when that is a live node, else -1: paths of nodes `subnodes` do not reach. */
-  up: Int32Array;
   /** Live entries in execution order: pre-order from the root, then unreachable nodes in file order. */
   preorder: Int32Array;
+  /**
+   * The worst table's list (worstQuery.ts): entries with a finite precision in the order outputs are produced (the
+   * post-order of the tree, then unreachable nodes in file order). Built with the index, so that a reopened file
+   * answers its first page without walking 10^6 nodes (bench/triage.mjs).
+   */
+  rated: Int32Array;
   overflowNames: string[];
 }
 

@@ -21,7 +21,6 @@ const enum Field {
   Subnodes,
   Link,
   Data,
-  Upnode,
 }
 const FIELD_NAMES: Array<[string, Field]> = [
   ['node_type', Field.NodeType],
@@ -29,7 +28,6 @@ const FIELD_NAMES: Array<[string, Field]> = [
   ['subnodes', Field.Subnodes],
   ['matched_node_link', Field.Link],
   ['data', Field.Data],
-  ['upnode', Field.Upnode],
 ];
 const FIELD_BYTES = FIELD_NAMES.map(([name, f]) => [Buffer.from(name), f] as const);
 
@@ -198,15 +196,6 @@ function scanNode(c: JsonCursor, b: SideBuilder, depth: number): void {
           b.curLinkLen = c.at() - linkStart;
           break;
         }
-        case Field.Upnode:
-          if (c.next() === 0x22) {
-            c.readStringSpan();
-            b.setUpnode(c);
-          } else {
-            b.clearUpnode();
-            skipValue(c, depth + 1);
-          }
-          break;
         case Field.Data:
           b.curPrecision = NaN;
           b.curOverflow = null;

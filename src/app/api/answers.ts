@@ -76,8 +76,10 @@ export function checkMeta(body: unknown, file: string): GraphMeta {
     toolTips,
     steps: ints(m.steps),
     ranks: ints(m.ranks),
+    ...(Array.isArray(m.graphs) ? { graphs: m.graphs.filter((p): p is [number, number] => Array.isArray(p) && p.length === 2 && isInt(p[0]) && isInt(p[1])) } : {}),
     roots,
     nodeCounts,
+    ...(typeof m.stamp === 'string' ? { stamp: m.stamp } : {}),
   };
 }
 

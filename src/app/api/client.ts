@@ -19,6 +19,8 @@ export class ApiRequestError extends Error {
     message: string,
     /** The request never reached the server (connection refused, network down): not an answer of the server. */
     readonly unreachable = false,
+    /** The answer's machine-readable `code`, when it has one (`overlayUnknown`). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiRequestError';
@@ -90,10 +92,12 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-async function fetchJson(route: string, query: Query, signal?: AbortSignal): Promise<{ status: number; body: unknown }> {
+async function fetchJson(route: string, query: Query, signal?: AbortSignal, post?: unknown): Promise<{ status: number; body: unknown }> {
   let response: Response;
+  const headers: Record<string, string> = { Accept: 'application/json', 'Accept-Language': acceptLanguage };
+  const init: RequestInit = post === undefined ? { signal, headers } : { signal, method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(post) };
   try {
-    response = await fetch(urlFor(route, query), { signal, headers: { Accept: 'application/json', 'Accept-Language': acceptLanguage } });
+    response = await fetch(urlFor(route, query), init);
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     // Said in words everywhere it surfaces (banner, panes, info panel), never as a bare "Failed to fetch".
@@ -111,17 +115,57 @@ async function fetchJson(route: string, query: Query, signal?: AbortSignal): Pro
   }
   if (!response.ok) {
     const message = typeof (body as ApiError)?.error === 'string' ? (body as ApiError).error : response.statusText;
-    throw new ApiRequestError(response.status, message);
+    const code = (body as { code?: unknown })?.code;
+    throw new ApiRequestError(response.status, message, false, typeof code === 'string' ? code : undefined);
   }
   return { status: response.status, body };
 }
 
+/**
+ * The comparison overlay (issue 15, src/core/api/overlay.ts) a request of these routes is answered under: `id` gives
+ * the registered overlay of the graph the query names (null = none), `forget` drops an id the server answered 409
+ * `overlayUnknown` for, so that the next `id` registers the overlay again. Set by state/overlayActions.ts.
+ */
+export interface OverlayProvider {
+  routes: ReadonlySet<string>;
+  id(query: Query): Promise<string | null>;
+  forget(id: string): void;
+}
+let overlayProvider: OverlayProvider | null = null;
+export function setOverlayProvider(provider: OverlayProvider | null): void {
+  overlayProvider = provider;
+}
+
+/** Adds the graph's overlay id to the query; a 409 `overlayUnknown` registers it again and repeats the request once. */
+async function withOverlay<T>(route: string, query: Query, send: (query: Query) => Promise<T>): Promise<T> {
+  const provider = overlayProvider;
+  if (!provider?.routes.has(route)) return send(query);
+  for (let attempt = 0; ; attempt++) {
+    const id = await provider.id(query);
+    try {
+      return await send(id === null ? query : { ...query, overlay: id });
+    } catch (err) {
+      if (id === null || attempt > 0 || !(err instanceof ApiRequestError && err.status === 409 && err.code === 'overlayUnknown')) throw err;
+      provider.forget(id);
+    }
+  }
+}
+
 /** One checked answer of a route, waiting out 202 (indexing) answers; other api/*.ts modules use it too. */
-export async function getJson<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
+export function getJson<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
+  return withOverlay(route, query, (q) => answerOf(route, q, check, signal));
+}
+
+/** A checked answer of a POST route (issue 15's overlay routes), its body sent as JSON. */
+export function postJson<T>(route: string, query: Query, body: unknown, check: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
+  return withOverlay(route, query, (q) => answerOf(route, q, check, signal, body));
+}
+
+async function answerOf<T>(route: string, query: Query, check: (body: unknown) => T, signal?: AbortSignal, post?: unknown): Promise<T> {
   let waitId: number | null = null;
   try {
     for (;;) {
-      const { status, body } = await fetchJson(route, query, signal);
+      const { status, body } = await fetchJson(route, query, signal, post);
       if (status !== 202 || !isIndexing(body)) return check(body);
       waitId ??= ++waitSeq;
       waiting.set(waitId, body.indexing);

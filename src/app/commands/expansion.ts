@@ -40,6 +40,15 @@ export function collapse(tree: TreeState, id: string): TreeState {
   return { ...tree, expanded, pending, dirty };
 }
 
+/**
+ * Closes every open or pending group but the root and `keep` (a link applied to the file already shown keeps only
+ * what it lists). A kept group inside a closed one closes with it, as collapse does.
+ */
+export function closeAllBut(tree: TreeState, keep: ReadonlySet<string>): TreeState {
+  for (const id of [...tree.expanded, ...tree.pending]) if (id !== tree.rootId && !keep.has(id)) tree = collapse(tree, id);
+  return tree;
+}
+
 export function toggle(tree: TreeState, id: string): TreeState {
   return tree.expanded.has(id) || tree.pending.has(id) ? collapse(tree, id) : expand(tree, id);
 }

@@ -11,10 +11,17 @@ import { nodeTypeKey } from './worstNodes.js';
 /** Excel reads a CSV as the system code page unless it starts with a UTF-8 byte order mark (Chinese names, labels). */
 export const UTF8_BOM = '\uFEFF';
 
-/** RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes inside doubled. */
+/**
+ * RFC 4180: a field holding a comma, a quote or a line break is quoted, quotes inside doubled. A field a spreadsheet
+ * would run as a formula (=, +, -, @, tab or CR first; node names and tensor paths come from the dump) gets a leading
+ * apostrophe, except plain numbers such as -0.5 or +inf that must stay numbers.
+ */
 export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const safe = /^[=+\-@\t\r]/.test(text) && !NUMBER.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
+
+const NUMBER = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?|inf(?:inity)?|nan)%?$/i;
 
 /** Rows to a CSV document: CRLF line ends (RFC 4180), a header row first, with the BOM. */
 export function toCsv(rows: readonly (readonly string[])[]): string {

@@ -29,6 +29,9 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { id: 'shift-enter', keys: 'keys.shiftEnter', action: 'keys.shiftEnter.action', scope: 'search' },
   { id: 'escape', keys: 'keys.esc', action: 'keys.esc.action', scope: 'page' },
   { id: 'help', keys: 'keys.help', action: 'keys.help.action', scope: 'page' },
+  // Issue 15's match steps: handled by state/overlayActions.ts (commands/matchOps.ts undoRedoKey).
+  { id: 'undo', keys: 'keys.undo', action: 'keys.undo.action', scope: 'page' },
+  { id: 'redo', keys: 'keys.redo', action: 'keys.redo.action', scope: 'page' },
 ];
 
 /** The parts of a keydown the overlay's toggle looks at (a plain object in tests, a KeyboardEvent in the page). */

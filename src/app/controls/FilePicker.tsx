@@ -2,7 +2,7 @@ import type { ChangeEvent } from 'react';
 import { useT } from '../i18n/i18n.js';
 import { switchGraph } from '../state/actions.js';
 import { useAppStore } from '../state/appStore.js';
-import { entryForOptionValue, fileExtension, fileOptionValue, findRun, openEntry, runLabel } from '../state/fileChoice.js';
+import { entryForOptionValue, fileExtension, fileOptionValue, findRun, openEntry, pickerChoices, rankAtStep, runLabel } from '../state/fileChoice.js';
 
 /**
  * Run → file → micro step. A file the server could not read stays listed, marked, with its one-line error. Each
@@ -37,8 +37,7 @@ export function FilePicker() {
     if (run !== null && entry) void switchGraph({ step: null, rank: null, file: { run, tag: entry.tag, format: entry.format } });
   };
   // A `.vis.db` holds one graph per step and rank; changing either re-opens the graph (micro step back to ALL).
-  const steps = meta?.steps ?? [];
-  const ranks = meta?.ranks ?? [];
+  const { steps, ranks } = pickerChoices(meta, step, rank);
   const reopenAt = (at: { step: number | null; rank: number | null }) => void switchGraph(at);
 
   return (
@@ -93,7 +92,7 @@ export function FilePicker() {
           testId="step-select"
           value={step ?? steps[0]}
           options={steps}
-          onChange={(s) => reopenAt({ step: s, rank })}
+          onChange={(s) => reopenAt({ step: s, rank: rankAtStep(meta, s, rank) })}
         />
       )}
       {ranks.length > 1 && (

@@ -6,6 +6,8 @@ import { FilterPanel } from './FilterPanel.js';
 import { HeatmapPanel } from './HeatmapPanel.js';
 import { SearchPanel } from './SearchPanel.js';
 import { LangSwitch } from './LangSwitch.js';
+import { MatchPanel } from './MatchPanel.js';
+import { OverlayToast } from './OverlayToast.js';
 import { ShortcutsButton } from './ShortcutsOverlay.js';
 import { ThemeSwitch } from './ThemeSwitch.js';
 import { WorstNodesPanel } from './WorstNodesPanel.js';
@@ -36,10 +38,12 @@ export function Sidebar() {
           <SearchPanel />
           {compare && <h2 className="pb-sidebar__section">{t('sidebar.filter')}</h2>}
           <FilterPanel />
+          <MatchPanel />
           <WorstNodesPanel />
           <HeatmapPanel />
         </div>
       )}
+      <OverlayToast />
       <button
         type="button"
         className="pb-sidebar__toggle"

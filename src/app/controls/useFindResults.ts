@@ -102,7 +102,7 @@ const MAX_ANCESTOR_READS = 32;
  * is located on the other side. Resolves that ancestor's id, or null when the result is matched (the panes locate its
  * counterpart from the selection), sync is off, or the file or selection changed meanwhile.
  */
-async function locateNearestMatched(side: Side, found: FoundNode): Promise<string | null> {
+export async function locateNearestMatched(side: Side, found: Pick<FoundNode, 'id' | 'path' | 'matchedNodeLink'>): Promise<string | null> {
   const app = useAppStore.getState();
   const ref = currentGraph();
   const otherRoot = app.meta?.roots[otherSide(side)];

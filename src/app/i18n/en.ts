@@ -1,8 +1,11 @@
+import { overlayEn } from './overlayEn.js';
 /**
  * English UI strings: the source of truth for message keys. zh-CN must define every key (checked by the type of
  * `zhCN` and by test/unit/shell/i18n.test.ts). `{name}` placeholders are filled by `t(key, {name})`.
  */
 export const en = {
+  // Issue 15: the comparison overlay (Match panel, colour editor, metric dialog).
+  ...overlayEn,
   'app.title': 'probeboard',
   // Issue 14: rank × module heatmap and communication peers (HeatmapPanel, CommunicationTab).
   'heatmap.title': 'Ranks × modules',
@@ -170,6 +173,7 @@ export const en = {
   'app.noGraph': 'No graph for step {step}, rank {rank} in this file: choose another step or rank.',
   'error.unknownRun': 'Run "{run}" from the link is not in the log directory.',
   'error.runEmpty': 'Run "{run}" has no .vis or .vis.db files.',
+  'note.firstFile': 'The link names run "{run}" but no file: showing its first file, {file}.',
   'error.unreachable': 'Cannot reach the server ({message}): is probeboard serve still running?',
   'worst.title': 'Worst nodes',
   'worst.hint': 'Every node with a precision value, worst first; click a row to locate the node.',

@@ -1,7 +1,10 @@
 import type { MessageKey } from './en.js';
+import { overlayZhCN } from './overlayZhCN.js';
 
 /** 简体中文界面文字. Typed against en.ts so a missing key fails the build. */
 export const zhCN: Record<MessageKey, string> = {
+  // Issue 15: the comparison overlay (Match panel, colour editor, metric dialog).
+  ...overlayZhCN,
   'app.title': 'probeboard',
   // Issue 14: rank × module heatmap and communication peers (HeatmapPanel, CommunicationTab).
   'heatmap.title': '卡 × 模块热力图',
@@ -167,6 +170,7 @@ export const zhCN: Record<MessageKey, string> = {
   'app.noGraph': '此文件中没有步数 {step}、卡号 {rank} 的图，请选择其他步数或卡号。',
   'error.unknownRun': '链接中的目录“{run}”不在日志目录中。',
   'error.runEmpty': '目录“{run}”中没有 .vis 或 .vis.db 文件。',
+  'note.firstFile': '链接只指定了目录“{run}”而未指定文件：已打开其中的第一个文件 {file}。',
   'error.unreachable': '无法连接服务器（{message}）：probeboard serve 是否仍在运行？',
   'worst.title': '最差节点',
   'worst.hint': '列出所有有精度值的节点，最差的在前；点击一行定位该节点。',

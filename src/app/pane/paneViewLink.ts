@@ -1,12 +1,13 @@
 import { useEffect } from 'react';
 import { useStore } from 'zustand';
 import type { Side } from '../../core/api/types.js';
-import { wantOpen } from '../commands/expansion.js';
-import { childrenToFetch } from '../commands/treeState.js';
+import { closeAllBut, wantOpen } from '../commands/expansion.js';
+import { ancestorsOf, childrenToFetch, type TreeState } from '../commands/treeState.js';
 import { useAppStore } from '../state/appStore.js';
 import type { PaneLink } from '../state/viewLink.js';
 import { planDone, plannedPane, reportPane, viewPlanStore } from '../state/viewPlan.js';
 import type { PaneController } from './paneController.js';
+import { isPointerSelection, syncStore } from './paneRegistry.js';
 import type { PaneState } from './paneStore.js';
 
 /** Nothing left to load, lay out or bring into view: the tree is what it will be. */
@@ -23,11 +24,29 @@ function settled(state: PaneState): boolean {
 }
 
 /**
+ * What an exact plan leaves open: the link's groups and those holding the selection (or its counterpart, where
+ * GraphPane reveals it), as a fresh page opening the link would show them.
+ */
+function keptGroups(tree: TreeState, side: Side, link: PaneLink): Set<string> {
+  const keep = new Set(link.open);
+  const selection = useAppStore.getState().selection;
+  if (!selection) return keep;
+  const own = selection.side === side;
+  if (!own && !isPointerSelection(selection) && !syncStore.getState().sync) return keep;
+  const id = own ? selection.id : selection.counterpartId;
+  if (id === null) return keep;
+  // The server's path names the real groups; the tree adds the split groups the node was placed in.
+  for (const group of [...(own ? selection.path : selection.counterpartPath), ...ancestorsOf(tree, id)]) keep.add(group);
+  return keep;
+}
+
+/**
  * Restores a pane's part of a link or switch: its groups are opened level by level as they load (ids the graph
  * lacks are skipped), and its viewport is applied last, once everything is laid out and the selection has been
- * brought into view, so neither the opening view nor a locate overrides it. Returns a cancel function.
+ * brought into view, so neither the opening view nor a locate overrides it. `exact` first closes the groups the
+ * link does not list (viewPlan.ts). Returns a cancel function.
  */
-export function restorePane(controller: PaneController, link: PaneLink, done: () => void): () => void {
+export function restorePane(controller: PaneController, link: PaneLink, done: () => void, exact = false): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const check = () => {
     if (!settled(controller.store.getState())) return;
@@ -40,6 +59,7 @@ export function restorePane(controller: PaneController, link: PaneLink, done: ()
     clearTimeout(timer);
     timer = setTimeout(check, 0);
   };
+  if (exact) controller.updateTree((tree) => closeAllBut(tree, keptGroups(tree, controller.side, link)));
   controller.updateTree((tree) => wantOpen(tree, link.open));
   const unsubscribe = controller.store.subscribe(later);
   const stop = () => {
@@ -80,6 +100,6 @@ export function usePaneViewLink(controller: PaneController | null, side: Side): 
   useEffect(() => {
     const link = plannedPane(plan, side);
     if (!controller || !plan || !link) return;
-    return restorePane(controller, link, () => planDone(plan, side));
+    return restorePane(controller, link, () => planDone(plan, side), plan.exact);
   }, [controller, side, plan, rootId, run, tag, micro, fileVersion]);
 }

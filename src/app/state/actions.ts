@@ -3,6 +3,7 @@ import { BadAnswerError } from '../api/answers.js';
 import { ApiRequestError, client, type GraphRef } from '../api/client.js';
 import { translate } from '../i18n/i18n.js';
 import { isEmptyGraph } from './fileChoice.js';
+import type { PaneLink } from './viewLink.js';
 import { paneLink, planView } from './viewPlan.js';
 import { emptyDetails, selectionKey, useAppStore, type GraphFormat, type NodeDetails, type Selection } from './appStore.js';
 
@@ -109,6 +110,7 @@ export function showMissingRun(run: string, reason: 'unknownRun' | 'runEmpty'): 
     selection: null,
     details: emptyDetails,
     fileVersion: s.fileVersion + 1,
+    notice: null,
     error: translate(s.lang, reason === 'unknownRun' ? 'error.unknownRun' : 'error.runEmpty', { run }),
   }));
 }
@@ -147,6 +149,7 @@ export async function openFile(
     selection: null,
     details: emptyDetails,
     error: null,
+    notice: null,
     fileVersion: s.fileVersion + 1,
   }));
   try {
@@ -281,22 +284,34 @@ export function selectFound(side: Side, found: FoundNode): void {
 }
 
 /**
+ * What a switch brought to a step × rank pair without a graph (nothing to show it on), handed on to the next switch
+ * from there: passing through an empty pair loses nothing. Only for the graph it was made on (fileVersion).
+ */
+let carriedPastEmpty: { fileVersion: number; selection: Selection | null; panes: Record<Side, PaneLink> } | null = null;
+
+/**
  * Another step / rank of the open `.vis.db`, or another file (issue 14 item 5): the graph is re-opened and what the
  * user had is kept where the new graph has it: the selected node (one missing there is dropped without a banner)
  * and the open groups, and for another step / rank of the same file the viewport too. Returns whether the
  * selection was kept.
  */
 export async function switchGraph(at: { step: number | null; rank: number | null; file?: FileChoice }): Promise<boolean> {
-  const { run, tag, format, micro, selection } = get();
+  const { run, tag, format, micro, fileVersion } = get();
   const file = at.file ?? (run !== null && tag !== null ? { run, tag, format } : null);
   if (!file) return false;
   const sameFile = file.run === run && file.tag === tag && file.format === format;
-  const panes = { npu: paneLink('npu', Infinity), bench: paneLink('bench', Infinity) };
+  const carried = carriedPastEmpty?.fileVersion === fileVersion ? carriedPastEmpty : null;
+  const selection = carried ? carried.selection : get().selection;
+  const panes = carried ? carried.panes : { npu: paneLink('npu', Infinity), bench: paneLink('bench', Infinity) };
   const opts = sameFile ? { step: at.step, rank: at.rank, format, micro } : { format: file.format };
   if (!(await openFile(file.run, file.tag, opts))) return false;
   const version = get().fileVersion;
   const meta = get().meta;
-  if (!meta || isEmptyGraph(meta)) return false;
+  if (!meta) return false;
+  if (isEmptyGraph(meta)) {
+    carriedPastEmpty = { fileVersion: version, selection, panes };
+    return false;
+  }
   const kept = selection ? await revealNode(selection.side, selection.id, selection.positions, { quiet: true }) : false;
   // After the selection (as a link does), so the carried viewport is applied after the selection's locate.
   if (get().fileVersion === version) {

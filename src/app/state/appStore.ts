@@ -62,6 +62,8 @@ export interface AppState {
   details: NodeDetails;
   lang: Lang;
   error: string | null;
+  /** What was opened instead of what a link asked for (a run without a file), said beside the banner; null = none. */
+  notice: string | null;
   /** A large `.vis` being indexed by the server (graph routes answer 202 meanwhile), or null. */
   indexing: IndexingProgress | null;
   /** Bumped whenever the opened file changes, so panes drop caches for the previous file. */
@@ -73,6 +75,7 @@ export interface AppState {
   infoHeight: number;
   select: (selection: Selection | null) => void;
   setError: (error: string | null) => void;
+  setNotice: (notice: string | null) => void;
   setLang: (lang: Lang) => void;
   setMicro: (micro: number) => void;
   setSidebarOpen: (open: boolean) => void;
@@ -101,6 +104,7 @@ export const useAppStore = create<AppState>()((set) => ({
   details: emptyDetails,
   lang: 'en',
   error: null,
+  notice: null,
   indexing: null,
   fileVersion: 0,
   sidebarOpen: true,
@@ -108,6 +112,7 @@ export const useAppStore = create<AppState>()((set) => ({
   infoHeight: INFO_DEFAULT_HEIGHT,
   select: (selection) => set({ selection }),
   setError: (error) => set({ error }),
+  setNotice: (notice) => set({ notice }),
   setLang: (lang) => set({ lang }),
   setMicro: (micro) => set({ micro }),
   setSidebarOpen: (sidebarOpen) => set({ sidebarOpen }),

@@ -1,5 +1,6 @@
 import { setIndexingListener, setRequestLanguage } from '../api/client.js';
 import { loadRuns, startDetailLoader } from './actions.js';
+import { startOverlay } from './overlayActions.js';
 import { useAppStore, type Lang } from './appStore.js';
 import { parseHash } from './url.js';
 import { startUrlSync } from './urlSync.js';
@@ -63,6 +64,8 @@ export function bootApp(): void {
   });
   setIndexingListener((indexing) => useAppStore.setState({ indexing }));
   startDetailLoader();
+  // Before the first graph request: they carry the open graph's comparison overlay (issue 15).
+  startOverlay();
   void startUrlSync();
   startRunsPolling();
 }

@@ -57,3 +57,28 @@ export function runLabel(run: string, rootLabel: string): string {
 export function isEmptyGraph(meta: GraphMeta): boolean {
   return Object.keys(meta.roots).length === 0 && Object.values(meta.nodeCounts).every((n) => !n);
 }
+
+/**
+ * What the step and rank pickers offer: with the `.vis.db`'s pairs known, only steps that hold a graph and, at the
+ * shown step, only its ranks (issue 14 item 5), plus the shown pair itself; without them (`.vis`, older servers) the listed steps and ranks.
+ */
+export function pickerChoices(meta: GraphMeta | null, step: number | null, rank: number | null): { steps: number[]; ranks: number[] } {
+  const steps = meta?.steps ?? [];
+  const ranks = meta?.ranks ?? [];
+  if (!meta?.graphs) return { steps, ranks };
+  const at = step ?? steps[0];
+  const held = new Set(meta.graphs.map(([s]) => s));
+  const here = new Set(meta.graphs.filter(([s]) => s === at).map(([, r]) => r));
+  // A link may name an empty pair: the pickers still show where the user is, next to the notice.
+  return { steps: steps.filter((s) => held.has(s) || s === at), ranks: ranks.filter((r) => here.has(r) || r === rank) };
+}
+
+/**
+ * The rank to show at `step`: the current one (null = the server's default, the first listed) when that pair holds a
+ * graph, else the step's first.
+ */
+export function rankAtStep(meta: GraphMeta | null, step: number, rank: number | null): number | null {
+  if (!meta?.graphs) return rank;
+  const here = meta.graphs.filter(([s]) => s === step).map(([, r]) => r);
+  return here.includes(rank ?? meta.ranks[0]) ? rank : (here[0] ?? rank);
+}

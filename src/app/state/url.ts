@@ -26,6 +26,8 @@ export interface HashState {
   /** Each side's open groups and viewport (viewLink.ts); empty = not carried (older links open what `node` needs). */
   panes: Record<Side, PaneLink>;
   lang: Lang | null;
+  /** The comparison overlay's `ov=` text (state/overlayLink.ts, issue 15); absent = none in the link. */
+  overlay?: string | null;
 }
 
 export const emptyHashState: HashState = {
@@ -80,6 +82,7 @@ export function parseHash(hash: string): HashState {
       bench: { open: decodeGroups(params.get('open.bench')), view: decodeView(params.get('view.bench')) },
     },
     lang: lang === 'en' || lang === 'zh-CN' ? lang : null,
+    ...(params.get('ov') !== null ? { overlay: params.get('ov') } : {}),
   };
 }
 
@@ -102,6 +105,7 @@ export function formatHash(state: HashState): string {
     if (pane.view) params.set(`view.${side}`, encodeView(pane.view));
   }
   if (state.lang !== null) params.set('lang', state.lang);
+  if (state.overlay) params.set('ov', state.overlay);
   const qs = params.toString();
   return `#${state.page}${qs ? `?${qs}` : ''}`;
 }

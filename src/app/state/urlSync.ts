@@ -1,6 +1,10 @@
 import type { Side } from '../../core/api/types.js';
 import { firstFileOfRun, firstOpenableFile, loadRuns, openFile, revealNode, showMissingRun } from './actions.js';
+import { translate } from '../i18n/i18n.js';
 import { useAppStore, type AppState } from './appStore.js';
+import { fileExtension } from './fileChoice.js';
+import { adoptLinkOverlay, overlayLinkText } from './overlayActions.js';
+import { useOverlayStore } from './overlayStore.js';
 import { emptyHashState, formatHash, parseHash, type HashState } from './url.js';
 import type { PaneLink } from './viewLink.js';
 import { onPaneChange, paneLink, planView } from './viewPlan.js';
@@ -17,6 +21,7 @@ export function hashFromState(
   s: Pick<AppState, 'run' | 'tag' | 'format' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>,
   panes: Record<Side, PaneLink> = livePanes(),
 ): HashState {
+  const overlay = s.tag === null ? null : overlayLinkText();
   return {
     page: 'graphs',
     run: s.run,
@@ -30,6 +35,7 @@ export function hashFromState(
     pos: s.selection?.positions ?? [],
     panes: s.tag === null ? emptyHashState.panes : panes,
     lang: s.lang,
+    ...(overlay !== null ? { overlay } : {}),
   };
 }
 
@@ -61,6 +67,7 @@ export async function applyHash(target: HashState): Promise<void> {
     const s = useAppStore.getState();
     if (target.lang && target.lang !== s.lang) s.setLang(target.lang);
     if (!target.run) return;
+    let firstOfRun: string | null = null;
     if (!target.tag) {
       // `run=` alone: that run's first file, never another run's; a run not listed is said, not replaced.
       const known = s.runs.some((r) => r.run === target.run);
@@ -70,11 +77,14 @@ export async function applyHash(target: HashState): Promise<void> {
         return;
       }
       target = { ...target, tag: first.tag, format: first.format };
+      firstOfRun = first.format ? `${first.tag}.${fileExtension(first.format)}` : first.tag;
     } else if (!s.runs.some((r) => r.run === target.run)) {
       showMissingRun(target.run, 'unknownRun');
       return;
     }
     const tag = target.tag!;
+    // Before the graph opens, so its first requests are already answered under the link's overlay (issue 15).
+    await adoptLinkOverlay({ run: target.run!, tag, format: target.format, step: target.step, rank: target.rank }, target.overlay);
     let reopened = false;
     if (
       target.run !== s.run ||
@@ -92,14 +102,23 @@ export async function applyHash(target: HashState): Promise<void> {
       reopened = true; // the panes reset their trees for another micro step
     }
     const now = useAppStore.getState();
+    // Said, not silent: the link named no file (issue 14 item 9).
+    if (firstOfRun !== null) now.setNotice(translate(now.lang, 'note.firstFile', { run: target.run!, file: firstOfRun }));
     if (target.node === null) {
       if (now.selection) now.select(null);
     } else if (now.selection?.id !== target.node || now.selection.side !== target.side) {
-      await revealNode(target.side, target.node, target.pos);
+      const version = now.fileVersion;
+      // A node the file lacks leaves nothing selected, as on a fresh page (the banner says why).
+      if (!(await revealNode(target.side, target.node, target.pos)) && useAppStore.getState().fileVersion === version) now.select(null);
     }
-    // Planned after the selection, so each pane applies the link's viewport after the selection's locate.
+    // Planned after the selection, so each pane applies the link's viewport after the selection's locate. On the
+    // file already shown the plan is exact: groups the link does not list close (issue 14 item 9).
     const carried = panesText(target.panes);
-    if (carried !== panesText(emptyHashState.panes) && (reopened || carried !== panesText(livePanes()))) planView(target.panes);
+    if (reopened) {
+      if (carried !== panesText(emptyHashState.panes)) planView(target.panes);
+    } else if (carried !== panesText(livePanes())) {
+      planView(target.panes, true);
+    }
   } finally {
     restoring--;
     writeHash(false);
@@ -109,6 +128,9 @@ export async function applyHash(target: HashState): Promise<void> {
 /** Lists the files, restores the page's hash (or opens the first file) and starts two-way syncing. */
 export async function startUrlSync(): Promise<void> {
   onPaneChange(schedulePaneWrite);
+  useOverlayStore.subscribe((state, prev) => {
+    if (state.doc !== prev.doc) writeHash(false);
+  });
   useAppStore.subscribe((state, prev) => {
     if (
       state.run === prev.run &&

@@ -15,15 +15,23 @@ export interface ViewPlan {
   /** The file the plan is for (appStore.fileVersion): a plan made for another file is never applied. */
   fileVersion: number;
   panes: Partial<Record<Side, PaneLink>>;
+  /**
+   * A link applied to the file already shown (address bar, back / forward): groups open but not planned close, so
+   * the pane shows what the link does. Otherwise the trees were just reset and the plan only opens.
+   */
+  exact: boolean;
 }
 
 export const viewPlanStore = createStore<{ plan: ViewPlan | null }>()(() => ({ plan: null }));
 
-/** Asks the panes of the open file to restore `panes` (sides without open groups or view are left alone). */
-export function planView(panes: Partial<Record<Side, PaneLink>>): void {
-  const wanted = Object.fromEntries(Object.entries(panes).filter(([, p]) => p && (p.open.length > 0 || p.view !== null)));
+/**
+ * Asks the panes of the open file to restore `panes`. Sides without open groups or view are left alone, unless
+ * `exact`: then each given side closes what it does not list.
+ */
+export function planView(panes: Partial<Record<Side, PaneLink>>, exact = false): void {
+  const wanted = Object.fromEntries(Object.entries(panes).filter(([, p]) => p && (exact || p.open.length > 0 || p.view !== null)));
   const fileVersion = useAppStore.getState().fileVersion;
-  viewPlanStore.setState({ plan: Object.keys(wanted).length > 0 ? { fileVersion, panes: wanted } : null });
+  viewPlanStore.setState({ plan: Object.keys(wanted).length > 0 ? { fileVersion, panes: wanted, exact } : null });
 }
 
 /** The side's part of the plan for the open file, or null. */
@@ -37,6 +45,8 @@ export function planDone(plan: ViewPlan, side: Side): void {
   const panes = { ...plan.panes };
   delete panes[side];
   viewPlanStore.setState({ plan: Object.keys(panes).length > 0 ? { ...plan, panes } : null });
+  // The link now follows what the pane shows (ids the graph lacks drop out of it).
+  listener?.();
 }
 
 export interface LivePane {

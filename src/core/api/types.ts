@@ -51,9 +51,19 @@ export interface GraphMeta {
   toolTips: Record<string, string>;
   steps: number[];
   ranks: number[];
+  /**
+   * `.vis.db` only: the step × rank pairs that hold a graph. tb_config's lists may promise more (a rank that wrote
+   * nothing at a step), so the pickers offer only these (issue 14 item 5).
+   */
+  graphs?: Array<[step: number, rank: number]>;
   /** Root node id per side (compare files have both). */
   roots: Partial<Record<Side, string>>;
   nodeCounts: Partial<Record<Side, number>>;
+  /**
+   * The file version this answer describes (size, mtime, inode; a `.vis.db`'s live WAL too), set by the meta route.
+   * Saving a matched file sends it back and is answered 409 when the file changed since (src/core/api/overlay.ts).
+   */
+  stamp?: string;
 }
 
 /** The compact record the graph canvas needs for one node. Everything else comes from `/api/graph/node`. */
@@ -148,9 +158,11 @@ export interface WorstResponse {
 }
 
 /**
- * `GET /api/graph/heatmap?run&tag&format&step` (issue 14): one run's ranks × top-level modules (the NPU root's
- * children, matched across ranks by name). A `.vis.db` gives every rank of the step; a per-rank `.vis` gives the
- * run's files of the same command and step (msprobe-format.md §4.4).
+ * `GET /api/graph/heatmap?run&tag&format&step&rankOffset&rankLimit` (issue 14): one window of a run's ranks × top-level
+ * modules (the NPU root's children, matched across ranks by name). A `.vis.db` gives every rank of the step; a
+ * per-rank `.vis` gives the run's files of the same command and step (msprobe-format.md §4.4). Rows are the ranks in
+ * rank order; an answer holds rows [rankOffset, rankOffset + rows.length) of `totalRanks` (at most
+ * HEATMAP_MAX_RANK_LIMIT, default HEATMAP_DEFAULT_RANK_LIMIT), so a client asks only for the rows it shows.
  */
 export interface HeatmapResponse {
   step: number;
@@ -158,15 +170,15 @@ export interface HeatmapResponse {
   worst: 'high' | 'low';
   /** The file's buckets that colour the cells. */
   colors: ColorBucket[];
-  /** Column ids, in first-seen execution order. */
+  /** Rows of the whole heatmap (ranks of the step, or rank files of the run). */
+  totalRanks: number;
+  /** Row number of `rows[0]`. */
+  rankOffset: number;
+  /** This window's columns, once: first-seen execution order over its rows; rows refer to them by index. */
   modules: string[];
   /** Root children past the column cap, not shown. */
   moreModules: number;
   rows: HeatmapRow[];
-  /** rows × modules, row-major: the worst finite precision_index in the module's subtree; null = none. */
-  values: Array<number | null>;
-  /** Cell numbers (row × modules + column) whose rank has no such module. */
-  absent: number[];
   /** Some rows were not read yet (state `pending`): ask again for them. */
   pending: boolean;
 }
@@ -178,7 +190,17 @@ export interface HeatmapRow {
   state: 'ok' | 'pending' | 'error';
   /** One line when `state` is `error`. */
   error?: string;
+  /**
+   * `ok` rows: one entry per column of `modules`, the worst finite precision_index in the module's subtree (null =
+   * none rated), with no more digits than keep its colour bucket and its 4-digit display.
+   */
+  values?: Array<number | null>;
+  /** `ok` rows: columns (indexes into `modules`) this rank has no such module; omitted when none. */
+  absent?: number[];
 }
+/** Rows one heatmap answer holds at most, and when `rankLimit` is not given. */
+export const HEATMAP_MAX_RANK_LIMIT = 512;
+export const HEATMAP_DEFAULT_RANK_LIMIT = 128;
 
 /**
  * `GET /api/graph/divergent?run&tag&format&step&rank` (issue 14): the first NPU node, in the order outputs are

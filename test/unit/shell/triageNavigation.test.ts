@@ -6,6 +6,8 @@ import {
   fileOptionValue,
   isEmptyGraph,
   openEntry,
+  pickerChoices,
+  rankAtStep,
   runLabel,
 } from '../../../src/app/state/fileChoice.js';
 import { emptyHashState, formatHash, parseHash } from '../../../src/app/state/url.js';
@@ -59,5 +61,22 @@ describe('issue 14: same-name .vis / .vis.db, root run, empty graphs, links', ()
     const meta = { roots: {}, nodeCounts: { npu: 0, bench: 0 } } as unknown as GraphMeta;
     expect(isEmptyGraph(meta)).toBe(true);
     expect(isEmptyGraph({ ...meta, roots: { npu: 'A' }, nodeCounts: { npu: 3 } } as GraphMeta)).toBe(false);
+  });
+
+  it('offers only step × rank pairs that hold a graph, and the shown pair (item 5)', () => {
+    const meta = { steps: [0, 1, 2], ranks: [0, 1], graphs: [[0, 0], [0, 1], [1, 0], [2, 0]] } as unknown as GraphMeta;
+    expect(pickerChoices(meta, 0, 0)).toEqual({ steps: [0, 1, 2], ranks: [0, 1] });
+    expect(pickerChoices(meta, 1, 0)).toEqual({ steps: [0, 1, 2], ranks: [0] });
+    // A link to the empty pair: the picker still shows rank 1.
+    expect(pickerChoices(meta, 1, 1)).toEqual({ steps: [0, 1, 2], ranks: [0, 1] });
+    expect(pickerChoices({ ...meta, graphs: [[0, 0]] } as GraphMeta, 0, 0)).toEqual({ steps: [0], ranks: [0] });
+    // Without the server's pair list (a `.vis`): the listed steps and ranks.
+    expect(pickerChoices({ steps: [0, 1], ranks: [0, 1] } as GraphMeta, 1, 1)).toEqual({ steps: [0, 1], ranks: [0, 1] });
+    expect(rankAtStep(meta, 1, 1)).toBe(0);
+    // The default rank (null = the first listed) stays the default where it holds a graph.
+    expect(rankAtStep(meta, 2, null)).toBe(null);
+    expect(rankAtStep({ ...meta, graphs: [[0, 0], [1, 1]] } as GraphMeta, 1, null)).toBe(1);
+    expect(rankAtStep(meta, 0, 1)).toBe(1);
+    expect(rankAtStep({ steps: [0], ranks: [0, 1] } as GraphMeta, 0, 1)).toBe(1);
   });
 });

@@ -1,0 +1,257 @@
+import { Router, type Request, type Response } from 'express';
+import { copyFileSync, existsSync, statSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import type { OverlayConfigResponse, OverlayConfigsResponse, OverlayNodesResponse, OverlayResponse, OverlaySaveRequest, OverlayWriteResponse } from '../../../src/core/api/overlay.js';
+import type { FindResponse } from '../../../src/core/api/types.js';
+import { serializeVisConfig, visConfigName } from '../../../src/core/match/index.js';
+import { writeAtomically } from '../../atomicFile.js';
+import { listConfigs, readConfig, runDirOf } from '../../overlay/configFiles.js';
+import type { BaseCounts } from '../../overlay/overlayEntry.js';
+import { targetOf } from '../../overlay/overlayParam.js';
+import { parseExportRequest, parseOverlayRequest, parseSaveRequest, readJsonBody } from '../../overlay/overlayRequest.js';
+import { OverlayStore } from '../../overlay/overlayStore.js';
+import { modifiedPairs, writeMatchedDb } from '../../overlay/saveDb.js';
+import { writeMatchedVis } from '../../overlay/saveVis.js';
+import { writeGuard } from '../../overlay/writeGuard.js';
+import type { FindRequest } from '../../store/findPool.js';
+import { MAX_FIND_LIMIT, type FilterQuery } from '../../store/findQuery.js';
+import { GraphFileError, StaleFileError } from '../../store/graphStore.js';
+import { currentStamp, type GraphFileRef } from '../../store/openStore.js';
+import { defaultIndexWorkerScript, IndexJobFailure, startIndexJob } from '../../store/visJsonIndex/indexJobs.js';
+import type { AppContext } from '../appContext.js';
+import { HttpError } from '../httpError.js';
+import { formatParam, intParam, optionalString, requiredString, sideParam, withGraph, type Opened } from './graph.js';
+import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
+
+/** Entries one `/api/overlay/nodes` page may hold. */
+const MAX_NODES_LIMIT = 1000;
+const DEFAULT_NODES_LIMIT = 100;
+
+/**
+ * Issue 15's routes (contract: src/core/api/overlay.ts): register an overlay, list unmatched / matched nodes, list and
+ * read `.vis.config` files, and the two writes — export a config, save a matched file — behind writeGuard (read-only
+ * servers, cross-site requests) and one lock per file, so two saves of one file run one after the other and the second
+ * sees the first's new stamp (409). Every path written is the resolved graph file's run directory plus a name made
+ * here from the tag, inside the log dir like every read (resolveGraphFile.ts).
+ */
+export function overlayRouter(ctx: AppContext): Router {
+  const router = Router();
+  const guard = writeGuard(ctx.readOnly);
+  const locks = new Map<string, Promise<unknown>>();
+  const baseCounts = new Map<string, BaseCounts>();
+
+  /** Runs `fn` after every earlier locked call on the same file has finished. */
+  const locked = <T>(absPath: string, fn: () => Promise<T>): Promise<T> => {
+    const before = locks.get(absPath) ?? Promise.resolve();
+    const run = before.then(fn, fn);
+    const tail = run.catch(() => {});
+    locks.set(absPath, tail);
+    void tail.then(() => {
+      if (locks.get(absPath) === tail) locks.delete(absPath);
+    });
+    return run;
+  };
+
+  /** The file's own search/filter answer, from the find worker. */
+  const baseFind = (o: Opened, res: Response) => (request: FindRequest) => {
+    const base = o.store instanceof OverlayStore ? o.store.base : o.store;
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    return ctx.stores.find(o.ref, base, request, ctx.workBudgetMs, gone.signal);
+  };
+
+  const find = (o: Opened, res: Response, request: FindRequest): Promise<string> =>
+    o.store instanceof OverlayStore ? o.store.find(request, baseFind(o, res)) : baseFind(o, res)(request);
+
+  router.post('/api/overlay', async (req, res) => {
+    const body = parseOverlayRequest(await readJsonBody(req));
+    return withGraph(ctx, req, res, async (o) => {
+      if (o.store instanceof OverlayStore) throw new HttpError(400, 'badParam', { name: 'overlay', expected: 'absent when registering one' });
+      const meta = o.store.meta(o.graph);
+      if (meta.graphType !== 'compare') throw new HttpError(400, 'overlayNotCompare', { file: o.ref.relPath });
+      const metrics = meta.task === 'summary' ? body.metrics : null;
+      // The replay runs under this request's budget (a long one answers 503 and the retry continues it).
+      const entry = ctx.overlays.register(targetOf(o), o.store, meta.task, body.ops, metrics);
+      const counts = entry.counts(await countsOf(o, res, meta.nodeCounts.npu ?? 0));
+      const answer: OverlayResponse = { overlay: entry.id, outcomes: [...entry.outcomes], counts };
+      res.json(answer);
+    });
+  });
+
+  /** The file's unmatched counts per graph, from its filter (cached per file version and graph). */
+  const countsOf = async (o: Opened, res: Response, npuNodes: number): Promise<BaseCounts> => {
+    const key = JSON.stringify([o.ref.absPath, o.stamp, o.step, o.rank]);
+    const known = baseCounts.get(key);
+    if (known) return known;
+    const unmatched = async (side: 'npu' | 'bench') => {
+      const query: FilterQuery = { side, precision: [], unmatched: true, overflow: [], leaves: false, limit: 0, step: o.step, rank: o.rank };
+      return (JSON.parse(await baseFind(o, res)({ kind: 'filter', query })) as FindResponse).total;
+    };
+    const counts = { npuUnmatched: await unmatched('npu'), benchUnmatched: await unmatched('bench'), npuNodes };
+    if (baseCounts.size >= 256) baseCounts.clear();
+    baseCounts.set(key, counts);
+    return counts;
+  };
+
+  router.get('/api/overlay/nodes', (req, res) =>
+    withGraph(ctx, req, res, async (o) => {
+      const side = sideParam(req, o.store, o.ref);
+      const state = optionalString(req, 'state') || 'unmatched';
+      if (state !== 'unmatched' && state !== 'matched') throw new HttpError(400, 'badParam', { name: 'state', expected: '"unmatched" | "matched"' });
+      const offset = intParam(req, 'offset', 0) ?? 0;
+      const limit = intParam(req, 'limit', 1) ?? DEFAULT_NODES_LIMIT;
+      if (limit > MAX_NODES_LIMIT) throw new HttpError(400, 'badParam', { name: 'limit', expected: `at most ${MAX_NODES_LIMIT}` });
+      const answer: OverlayNodesResponse = { total: 0, offset, results: [] };
+      if (state === 'unmatched') {
+        if (offset + limit > MAX_FIND_LIMIT) throw new HttpError(400, 'badParam', { name: 'offset', expected: `at most ${MAX_FIND_LIMIT} - limit` });
+        const query: FilterQuery = { side, precision: [], unmatched: true, overflow: [], leaves: false, limit: offset + limit, step: o.step, rank: o.rank };
+        const found = JSON.parse(await find(o, res, { kind: 'filter', query })) as FindResponse;
+        answer.total = found.total;
+        answer.results = found.results.slice(offset).map((r) => ({ id: r.id, path: r.path, counterpart: null }));
+      } else {
+        // The side's list, walked once per overlay (the file as it is: the empty overlay) and kept.
+        const store = o.store instanceof OverlayStore ? o.store : ctx.overlays.store(emptyOverlay(o).id, targetOf(o), o.store)!;
+        const { nodes, paths } = store.entry.listed(side, store);
+        for (let k = 0; k < nodes.length; k++) {
+          const counterpart = nodes[k].matchedNodeLink[nodes[k].matchedNodeLink.length - 1];
+          if (counterpart === undefined) continue;
+          if (answer.total >= offset && answer.results.length < limit) answer.results.push({ id: nodes[k].id, path: paths[k], counterpart });
+          answer.total++;
+        }
+      }
+      res.json(answer);
+    }),
+  );
+
+  const emptyOverlay = (o: Opened) => ctx.overlays.register(targetOf(o), o.store, o.store.meta(o.graph).task, [], null);
+
+  router.get('/api/overlay/configs', (req, res) =>
+    withGraph(ctx, req, res, (o) => {
+      const answer: OverlayConfigsResponse = { files: listConfigs(ctx.logdirReal, o.ref), writable: !ctx.readOnly };
+      res.json(answer);
+    }),
+  );
+
+  router.get('/api/overlay/config', (req, res) =>
+    withGraph(ctx, req, res, (o) => {
+      const file = requiredString(req, 'file');
+      const answer: OverlayConfigResponse = { file, pairs: readConfig(ctx.logdirReal, o.ref, file).map(([npu, bench]) => ({ npu, bench })) };
+      res.json(answer);
+    }),
+  );
+
+  router.post('/api/overlay/export', guard, async (req, res) => {
+    parseExportRequest(await readJsonBody(req));
+    return withGraph(ctx, req, res, (o) => {
+      if (o.store.meta(o.graph).graphType !== 'compare') throw new HttpError(400, 'overlayNotCompare', { file: o.ref.relPath });
+      const entry = o.store instanceof OverlayStore ? o.store.entry : null;
+      // `.vis.db`: the rows the original marked modified, as the overlay leaves them, then the overlay's own matches.
+      const fromFile = o.ref.format === 'db' ? modifiedPairs(o.ref.absPath, o.ref.relPath, o.step, o.rank).filter(([npu]) => !entry?.patches.npu.has(npu)) : [];
+      const text = serializeVisConfig([...fromFile, ...(entry?.manualPairs() ?? [])]);
+      const name = o.ref.format === 'db' ? visConfigName(o.ref.tag, o.step, o.rank) : visConfigName(o.ref.tag);
+      return locked(o.ref.absPath, async () => {
+        const target = path.join(runDirOf(o.ref), name);
+        write(o.ref, target, () => writeAtomically(target, (fd) => writeAllText(fd, text)));
+        const answer: OverlayWriteResponse = { file: shownPath(o.ref, name) };
+        res.json(answer);
+      });
+    });
+  });
+
+  router.post('/api/overlay/save', guard, async (req, res) => {
+    const body = parseSaveRequest(await readJsonBody(req));
+    try {
+      await save(req, res, body);
+    } catch (e) {
+      // A save that lost a race finds its overlay gone with the old file version: say what happened to the file.
+      if (e instanceof HttpError && e.code === 'overlayUnknown') {
+        const resolved = resolveGraphFile(ctx.logdirReal, requiredString(req, 'run'), requiredString(req, 'tag'), formatParam(req));
+        if (resolved.ok && stampNow(resolved.ref) !== body.stamp) throw new HttpError(409, 'staleSave', { file: resolved.ref.relPath }, 'fileChanged');
+      }
+      throw e;
+    }
+  });
+
+  const save = (req: Request, res: Response, body: OverlaySaveRequest) =>
+    withGraph(ctx, req, res, (o) => {
+      if (!(o.store instanceof OverlayStore)) throw new HttpError(400, 'missingParam', { name: 'overlay' });
+      const entry = o.store.entry;
+      const ref = o.ref;
+      return locked(ref.absPath, async () => {
+        // Checked under the lock: of two saves the second sees the first's new stamp.
+        if (stampNow(ref) !== body.stamp || body.stamp !== entry.target.stamp) {
+          throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
+        }
+        const name = body.mode === 'copy' ? `${ref.tag}.matched${ref.format === 'db' ? '.vis.db' : '.vis'}` : path.basename(ref.absPath);
+        const target = path.join(runDirOf(ref), name);
+        if (body.mode === 'copy' && !body.replace && existsSync(target)) {
+          throw new HttpError(409, 'targetExists', { file: shownPath(ref, name) }, 'targetExists');
+        }
+        if (body.mode === 'overwrite') {
+          if (ref.format === 'db' && existsSync(`${ref.absPath}-wal`) && statSync(`${ref.absPath}-wal`).size > 0) {
+            throw new HttpError(409, 'writeFailed', { file: ref.relPath, problem: 'a writer is at work on the database (it has a live -wal); save a copy instead' }, 'fileBusy');
+          }
+          const bak = `${ref.absPath}.bak`;
+          write(ref, bak, () => writeAtomically(bak, (_fd, temp) => copyFileSync(ref.absPath, temp)));
+        }
+        const changes = [...entry.view.changes()];
+        if (ref.format === 'db') {
+          write(ref, target, () => writeMatchedDb(ref.absPath, ref.relPath, body.stamp, o.step, o.rank, changes, target));
+        } else {
+          const index = await indexOf(ref, entry.target.stamp);
+          write(ref, target, () => writeMatchedVis(ref.absPath, ref.relPath, index, changes, target));
+        }
+        // The served file changed under the store cache (and its answers and overlays): it reopens the new one.
+        if (body.mode === 'overwrite') ctx.stores.forget(ref.absPath);
+        const answer: OverlayWriteResponse = { file: shownPath(ref, name) };
+        res.json(answer);
+      });
+    });
+
+  return router;
+}
+
+/** The stamp the file has now, or 409 when it is gone. */
+function stampNow(ref: GraphFileRef): string {
+  try {
+    return currentStamp(ref.absPath, ref.format);
+  } catch {
+    throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
+  }
+}
+
+/** The `.vis` index that locates its nodes, built off this thread when the worker exists (saves are rare). */
+async function indexOf(ref: GraphFileRef, stamp: string) {
+  const [size, mtimeMs, ino] = stamp.split(':').map(Number);
+  const job = startIndexJob({ absPath: ref.absPath, stamp: { size, mtimeMs, ino }, cacheDir: null }, { workerScript: defaultIndexWorkerScript(), log: () => {} });
+  try {
+    return await job.done;
+  } catch (e) {
+    if (e instanceof IndexJobFailure) throw new HttpError(422, 'fileUnreadable', { file: ref.relPath, problem: e.problem });
+    throw e;
+  }
+}
+
+/** A file name in the ref's run directory as the listing names paths (relative to the log dir). */
+function shownPath(ref: GraphFileRef, name: string): string {
+  return path.posix.join(path.posix.dirname(ref.relPath), name);
+}
+
+/** Runs a write; its failure is one line naming the file (409 when the source changed meanwhile). */
+function write(ref: GraphFileRef, target: string, fn: () => void): void {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof StaleFileError) throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
+    if (e instanceof HttpError) throw e;
+    const problem = e instanceof GraphFileError ? e.problem : ((e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e)));
+    // The disk, not the request: a full or read-only directory.
+    throw new HttpError(500, 'writeFailed', { file: shownPath(ref, path.basename(target)), problem });
+  }
+}
+
+function writeAllText(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off, bytes.length - off);
+}
+

@@ -1,0 +1,143 @@
+import type { NodeDetail, NodeSummary, Side } from '../../src/core/api/types.js';
+import type { Items, MatchGraph, MatchNode } from '../../src/core/match/index.js';
+import type { GraphSelector } from '../store/findQuery.js';
+import type { GraphStore } from '../store/graphStore.js';
+
+/**
+ * The match engine's view of one graph (step, rank) of an opened file (src/core/match MatchGraph). Nodes are lazy:
+ * a child listed by `/children` is known from its summary (type, link, parent), and its record (items, and the
+ * parent of a node reached otherwise) is read only when the engine compares it — matching a 5,000-node module with
+ * its children reads the children lists and the records of the pairs, not every record twice.
+ *
+ * One graph per file version: nodes read stay valid while the file's stamp does. `store` is the store currently open
+ * for that version (the store cache may close and reopen it); the registry points it at each request's store.
+ */
+export class StoreMatchGraph implements MatchGraph {
+  private readonly nodes = new Map<string, StoreNode | null>();
+  /** Records read and kept (for the registry's memory estimate). */
+  recordsRead = 0;
+  /** Ids of the synthetic "unreachable" group per side (it is no node of the file: never matched, never linked). */
+  private readonly synthetic = new Set<string>();
+
+  constructor(
+    public store: GraphStore,
+    readonly graph: GraphSelector,
+  ) {}
+
+  node(side: Side, id: string): StoreNode | undefined {
+    const k = key(side, id);
+    let n = this.nodes.get(k);
+    if (n === undefined) {
+      const d = this.synthetic.has(k) ? undefined : this.store.node({ side, nodeId: id, ...this.graph });
+      if (d) this.recordsRead++;
+      if (d?.synthetic) this.synthetic.add(k);
+      n = d && !d.synthetic ? new StoreNode(this, side, d, this.parentOf(side, d), d) : null;
+      this.nodes.set(k, n);
+    }
+    return n ?? undefined;
+  }
+
+  /** The node's summary as the file has it (the filter compares a changed node's old and new state). */
+  summary(side: Side, id: string): NodeSummary | undefined {
+    return this.node(side, id)?.summary;
+  }
+
+  /** The full record as the store answers it. */
+  detail(side: Side, id: string): NodeDetail | undefined {
+    return this.node(side, id)?.detail();
+  }
+
+  /** Children ids in file order, each child remembered from its summary. */
+  childIds(side: Side, id: string): string[] {
+    const answer = this.store.children({ side, nodeId: id, ...this.graph });
+    if (!answer) return [];
+    const ids: string[] = [];
+    for (const c of answer.children) {
+      const k = key(side, c.id);
+      if (c.synthetic) {
+        this.synthetic.add(k);
+        continue;
+      }
+      ids.push(c.id);
+      // Inside the unreachable group a child's parent is whatever the record says; elsewhere it is `id`.
+      if (!this.nodes.has(k)) this.nodes.set(k, new StoreNode(this, side, c, this.synthetic.has(key(side, id)) ? undefined : id));
+    }
+    return ids;
+  }
+
+  /** The parent the engine walks for a counterpart's path: the unreachable group is skipped (its tops have none). */
+  parentOf(side: Side, d: NodeDetail): string | null {
+    const p = d.path;
+    if (p.length === 0) return null;
+    if (p.length >= 2 && this.isGroup(side, p[1])) return p.length > 2 ? p[p.length - 1] : null;
+    return p[p.length - 1];
+  }
+
+  /** Whether `id` is the store's synthetic unreachable group on `side`. */
+  isGroup(side: Side, id: string): boolean {
+    const k = key(side, id);
+    if (this.synthetic.has(k)) return true;
+    // Only the root's last child can be the group; one lookup per side settles it.
+    if (!this.nodes.has(k)) this.node(side, id);
+    return this.synthetic.has(k);
+  }
+}
+
+export class StoreNode implements MatchNode {
+  private record: NodeDetail | undefined;
+  private subs: readonly string[] | undefined;
+  private parent: string | null | undefined;
+
+  constructor(
+    private readonly graph: StoreMatchGraph,
+    readonly side: Side,
+    readonly summary: NodeSummary,
+    parent: string | null | undefined,
+    record?: NodeDetail,
+  ) {
+    this.parent = parent;
+    this.record = record;
+  }
+
+  detail(): NodeDetail | undefined {
+    if (this.record === undefined) {
+      this.record = this.graph.store.node({ side: this.side, nodeId: this.summary.id, ...this.graph.graph });
+      this.graph.recordsRead++;
+    }
+    return this.record;
+  }
+
+  get id(): string {
+    return this.summary.id;
+  }
+  get nodeType(): number {
+    return this.summary.nodeType;
+  }
+  get upnode(): string | null {
+    if (this.parent === undefined) {
+      const d = this.detail();
+      this.parent = d ? this.graph.parentOf(this.side, d) : null;
+    }
+    return this.parent;
+  }
+  get subnodes(): readonly string[] {
+    this.subs ??= this.summary.childCount === 0 ? [] : this.graph.childIds(this.side, this.summary.id);
+    return this.subs;
+  }
+  get inputData(): Items {
+    return this.detail()?.inputData ?? {};
+  }
+  get outputData(): Items {
+    return this.detail()?.outputData ?? {};
+  }
+  get matchedNodeLink(): readonly string[] {
+    return this.summary.matchedNodeLink;
+  }
+  get precisionIndex(): number | null {
+    return this.summary.precisionIndex;
+  }
+}
+
+function key(side: Side, id: string): string {
+  return side + '\u0000' + id;
+}

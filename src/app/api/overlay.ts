@@ -1,0 +1,98 @@
+import type {
+  MatchFailure,
+  OpOutcome,
+  OverlayConfigResponse,
+  OverlayConfigsResponse,
+  OverlayNodesResponse,
+  OverlayRequest,
+  OverlayResponse,
+  OverlaySaveRequest,
+  OverlayWriteResponse,
+} from '../../core/api/overlay.js';
+import type { Side } from '../../core/api/types.js';
+import { BadAnswerError } from './answers.js';
+import { fileOf, getJson, graphQuery, postJson, type GraphRef } from './client.js';
+
+/**
+ * Issue 15's overlay routes (src/core/api/overlay.ts). `register` is the only one sent without an overlay id; the
+ * others get it from client.ts's overlay provider like the graph routes, and are repeated once after a 409
+ * `overlayUnknown`. Every answer is checked here before the app sees it.
+ */
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
+const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+
+const FAILURES: readonly MatchFailure[] = ['taskNotSupported', 'notFound', 'typeMismatch', 'alreadyMatched', 'notMatched', 'emptyData', 'outputError', 'notPaired'];
+
+function checkOutcome(v: unknown): OpOutcome {
+  const o = isObj(v) ? v : {};
+  const failed = (Array.isArray(o.failed) ? o.failed : []).filter(isObj).map((f) => ({
+    npu: typeof f.npu === 'string' ? f.npu : '',
+    bench: typeof f.bench === 'string' ? f.bench : '',
+    reason: FAILURES.includes(f.reason as MatchFailure) ? (f.reason as MatchFailure) : 'notFound',
+  }));
+  return { done: count(o.done), unchanged: count(o.unchanged), failed, failedTotal: Math.max(count(o.failedTotal), failed.length) };
+}
+
+export function checkOverlay(body: unknown, file: string, ops: number): OverlayResponse {
+  if (!isObj(body) || typeof body.overlay !== 'string' || body.overlay === '') throw new BadAnswerError(file, 'overlay answer has no id');
+  const outcomes = (Array.isArray(body.outcomes) ? body.outcomes : []).map(checkOutcome);
+  if (outcomes.length !== ops) throw new BadAnswerError(file, `overlay answer has ${outcomes.length} outcomes for ${ops} operations`);
+  const c = isObj(body.counts) ? body.counts : {};
+  return { overlay: body.overlay, outcomes, counts: { npuUnmatched: count(c.npuUnmatched), benchUnmatched: count(c.benchUnmatched), matched: count(c.matched) } };
+}
+
+function checkNodes(body: unknown, file: string): OverlayNodesResponse {
+  if (!isObj(body) || !Array.isArray(body.results)) throw new BadAnswerError(file, 'node list answer has no results');
+  const results = body.results.filter(isObj).flatMap((r) =>
+    typeof r.id === 'string' && r.id !== ''
+      ? [{ id: r.id, path: strings(r.path), counterpart: typeof r.counterpart === 'string' && r.counterpart !== '' ? r.counterpart : null }]
+      : [],
+  );
+  return { total: Math.max(count(body.total), results.length), offset: count(body.offset), results };
+}
+
+function checkConfigs(body: unknown, file: string): OverlayConfigsResponse {
+  if (!isObj(body) || !Array.isArray(body.files)) throw new BadAnswerError(file, 'config list answer has no files');
+  return { files: strings(body.files), writable: body.writable === true };
+}
+
+function checkConfig(body: unknown, file: string): OverlayConfigResponse {
+  if (!isObj(body) || !Array.isArray(body.pairs)) throw new BadAnswerError(file, 'config answer has no pairs');
+  const pairs = body.pairs.filter(isObj).flatMap((p) => (typeof p.npu === 'string' && typeof p.bench === 'string' ? [{ npu: p.npu, bench: p.bench }] : []));
+  return { file: typeof body.file === 'string' ? body.file : '', pairs };
+}
+
+function checkWrite(body: unknown, file: string): OverlayWriteResponse {
+  if (!isObj(body) || typeof body.file !== 'string') throw new BadAnswerError(file, 'write answer names no file');
+  return { file: body.file };
+}
+
+export type ListState = 'unmatched' | 'matched';
+
+export const overlayApi = {
+  register: (ref: GraphRef, request: OverlayRequest, signal?: AbortSignal) =>
+    postJson('overlay', graphQuery(ref), request, (b) => checkOverlay(b, fileOf(ref), request.ops.length), signal),
+  nodes: (ref: GraphRef, side: Side, state: ListState, offset: number, limit: number, signal?: AbortSignal) =>
+    getJson('overlay/nodes', { ...graphQuery(ref), side, state, offset, limit }, (b) => checkNodes(b, fileOf(ref)), signal),
+  configs: (ref: GraphRef, signal?: AbortSignal) => getJson('overlay/configs', graphQuery(ref), (b) => checkConfigs(b, fileOf(ref)), signal),
+  config: (ref: GraphRef, file: string, signal?: AbortSignal) =>
+    getJson('overlay/config', { ...graphQuery(ref), file }, (b) => checkConfig(b, fileOf(ref)), signal),
+  exportConfig: (ref: GraphRef) => postJson('overlay/export', graphQuery(ref), {}, (b) => checkWrite(b, fileOf(ref))),
+  save: (ref: GraphRef, request: OverlaySaveRequest) => postJson('overlay/save', graphQuery(ref), request, (b) => checkWrite(b, fileOf(ref))),
+};
+
+/** Routes answered under the graph's overlay (src/core/api/overlay.ts lists the graph ones). */
+export const OVERLAY_ROUTES: ReadonlySet<string> = new Set([
+  'graph/meta',
+  'graph/children',
+  'graph/node',
+  'graph/search',
+  'graph/filter',
+  'graph/worst',
+  'graph/divergent',
+  'overlay/nodes',
+  'overlay/export',
+  'overlay/save',
+]);
