@@ -2,6 +2,7 @@
 // memory, reusing generated dumps, and writing the results table.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -220,4 +221,52 @@ export async function largeVisFile(work, nodes, format) {
 export function machineLine() {
   const cpus = os.cpus();
   return `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus.length} × ${cpus[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GB RAM`;
+}
+
+/**
+ * One JSON request to a server started by startServer: status, parsed body (the text when not JSON) and ms.
+ * @param {number} port @param {string} method @param {string} p @param {unknown} [body]
+ * @returns {Promise<{ status: number, json: any, ms: number }>}
+ */
+export function httpJson(port, method, p, body) {
+  const t0 = performance.now();
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: p, method, headers: text ? { 'content-type': 'application/json' } : {} }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try {
+          json = JSON.parse(raw);
+        } catch {
+          json = raw;
+        }
+        resolve({ status: res.statusCode ?? 0, json, ms: performance.now() - t0 });
+      });
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+/**
+ * Asks until 200, as the viewer does: a 202 (work under way) again after `pollMs`; a 503 (budget spent) again after
+ * 1 s while `retry503Ms` lasts. Anything else throws. The answer, total ms and number of asks.
+ * @param {number} port @param {string} method @param {string} p @param {unknown} [body]
+ * @param {{ pollMs?: number, retry503Ms?: number }} [o]
+ */
+export async function untilReady(port, method, p, body, o = {}) {
+  const t0 = performance.now();
+  for (let asks = 1; ; asks++) {
+    const res = await httpJson(port, method, p, body);
+    if (res.status === 200) return { json: res.json, ms: performance.now() - t0, asks };
+    if (res.status === 503 && performance.now() - t0 < (o.retry503Ms ?? 0)) {
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    if (res.status !== 202) throw new Error(`${method} ${p.slice(0, 160)}: ${res.status} ${JSON.stringify(res.json).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 300));
+  }
 }

@@ -41,7 +41,7 @@ export function createApp(options: AppOptions): Express {
     defaultLang: options.lang ?? 'en',
     workBudgetMs: options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS,
     answers: new AnswerCache(),
-    overlays: new OverlayRegistry(),
+    overlays: new OverlayRegistry({ logdirReal }),
     readOnly: options.readOnly ?? false,
   };
   const appDir = path.resolve(options.appDir);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Message } from '../i18n/messages.js';
 import type { GraphFileRef, GraphFormat } from '../store/openStore.js';
 import { graphFileName, isInside, MAX_SCAN_DEPTH } from './scanLogdir.js';
+import { splitTbTag } from '../store/tbGraph/tbFiles.js';
 
 /**
  * Turns the `run` and `tag` query values into a file inside the log dir, or says why not. Lexical checks first
@@ -36,8 +37,11 @@ export function resolveGraphFile(
   if (tag.startsWith('.')) return unknownTag;
 
   const dir = path.join(logdirReal, ...parts);
-  const formats: GraphFormat[] = format ? [format] : ['vis', 'db'];
+  // A TensorBoard-side tag is (or starts with) its file's whole name, so it never shadows a `.vis` of that tag.
+  const tb = splitTbTag(tag)?.format;
+  const formats: GraphFormat[] = format ? [format] : ['vis', 'db', ...(tb ? [tb] : [])];
   const candidate = formats
+    .filter((f) => f === 'vis' || f === 'db' || f === tb)
     .map((f) => ({ f, abs: path.join(dir, graphFileName(tag, f)) }))
     .find((c) => existsSync(c.abs));
   if (!candidate) return existsSync(dir) ? unknownTag : unknownRun;

@@ -6,6 +6,7 @@ import type { Message } from '../i18n/messages.js';
 import type { GraphFormat, StoreCache } from '../store/openStore.js';
 import { naturalCompare } from './naturalSort.js';
 import { sniffVis } from './sniffVis.js';
+import { eventGraphTag, splitTbTag, tbFileFormat } from '../store/tbGraph/tbFiles.js';
 
 /**
  * Finds graph files under the log dir. Unlike the reference viewer (two levels, run = basename, colliding names;
@@ -24,6 +25,8 @@ export interface ScannedTag {
   sizeBytes: number;
   graphType: GraphType | null;
   error: Message | null;
+  /** An event file's graph: the step of its record. */
+  step?: number;
 }
 export interface ScannedRun {
   run: string;
@@ -39,15 +42,21 @@ export function splitGraphFileName(name: string): { tag: string; format: GraphFo
 }
 
 export function graphFileName(tag: string, format: GraphFormat): string {
-  return format === 'db' ? `${tag}.vis.db` : `${tag}.vis`;
+  if (format === 'db') return `${tag}.vis.db`;
+  if (format === 'vis') return `${tag}.vis`;
+  return splitTbTag(tag)?.fileName ?? tag;
 }
 
 export function isInside(rootReal: string, target: string): boolean {
   return target === rootReal || target.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
 }
 
-/** `logdirReal` must be a realpath. Runs and tags come back in natural order, '.' (the log dir itself) first. */
-export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX_SCAN_DEPTH): ScannedRun[] {
+/**
+ * `logdirReal` must be a realpath. Runs and tags come back in natural order, '.' (the log dir itself) first. An event
+ * file not scanned yet at its current size is left out and its scan's promise pushed to `pending`: scan again once
+ * they settle for the full listing.
+ */
+export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX_SCAN_DEPTH, pending?: Array<Promise<unknown>>): ScannedRun[] {
   const runs: ScannedRun[] = [];
   const visited = new Set<string>([logdirReal]);
 
@@ -81,6 +90,7 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
       }
       const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
       if (named) tags.push(describeSafely(real, path.posix.join(...parts, entry.name), run, named, stats, cache));
+      else if (stats.isFile()) tags.push(...describeTb(real, path.posix.join(...parts, entry.name), entry.name, stats, cache, pending));
     }
     if (tags.length > 0) {
       tags.sort((a, b) => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1));
@@ -94,6 +104,27 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
   };
   visit(logdirReal, []);
   return runs.sort((a, b) => (a.run === '.' ? -1 : b.run === '.' ? 1 : naturalCompare(a.run, b.run)));
+}
+
+/**
+ * TensorBoard-side files (issue 16): a GraphDef or ONNX file is one tag (its name); an event file one tag per graph
+ * record, with its step, or one tag naming the problem when no graph could be read; event files of scalars only are
+ * not graphs and are left out, as TensorBoard's Graphs dashboard does.
+ */
+function describeTb(abs: string, relPath: string, name: string, stats: Stats, cache: StoreCache, pending?: Array<Promise<unknown>>): ScannedTag[] {
+  const format = tbFileFormat(name);
+  if (!format) return [];
+  const base = { format, sizeBytes: stats.size, graphType: 'build' as const };
+  const problemOf = (problem: string | null): Message | null =>
+    problem === null ? null : { key: 'fileUnreadable', params: { file: relPath, problem } };
+  if (format !== 'tfevents') return [{ ...base, tag: name, error: problemOf(cache.tb.knownProblem(abs, stats)) }];
+  const listing = cache.tb.events(abs, stats);
+  if (listing instanceof Promise) {
+    pending?.push(listing);
+    return [];
+  }
+  if (listing.graphs.length === 0) return listing.problem === null ? [] : [{ ...base, tag: name, graphType: null, error: problemOf(listing.problem) }];
+  return listing.graphs.map((g) => ({ ...base, tag: eventGraphTag(name, g.tag), step: g.step, error: null }));
 }
 
 /** One file's failure, whatever it is, is listed as that file's error: the listing itself never fails (issue 12 #1). */

@@ -1,11 +1,12 @@
 import type { OpOutcome, OverlayResponse, PrecisionMetric } from '../../src/core/api/overlay.js';
 import type { NodeDetail, NodeSummary, Side } from '../../src/core/api/types.js';
-import { precisionFromMetrics, type NodeChange, type OverlayGraph } from '../../src/core/match/index.js';
+import { metricMask, precisionFromMetrics, type NodeChange, type OverlayGraph } from '../../src/core/match/index.js';
 import type { GraphSelector } from '../store/findQuery.js';
 import { budgetLeftMs, checkBudget, WorkInProgress } from '../store/workBudget.js';
 import type { RatedNodes } from '../store/worstQuery.js';
 import type { GraphStore } from '../store/graphStore.js';
 import { ExecOrder } from './execOrder.js';
+import { cellTable, type MetricCellTable } from './metricCells.js';
 import { SideWalk } from './sideWalk.js';
 import type { StoreMatchGraph } from './storeMatchGraph.js';
 
@@ -35,8 +36,8 @@ export interface BaseCounts {
 const SLICE_MS = 400;
 /** A rough size of one node record the graph adapter keeps (a few items of a dozen statistics). */
 const RECORD_BYTES = 4096;
-/** Recomputed metric values kept by id (about 96 bytes each); past it they are recomputed when asked. */
-const MAX_METRIC_MEMO = 300_000;
+/** Rated nodes whose metric cells are read per store call while the worst list is rebuilt. */
+const CELLS_AHEAD = 2048;
 
 /**
  * One registered overlay (src/core/api/overlay.ts): the replayed operations over one graph of one file version, and
@@ -49,7 +50,6 @@ export class OverlayEntry {
   readonly patches: Record<Side, Map<string, NodeChange>> = { npu: new Map(), bench: new Map() };
   /** Estimated bytes held (changes and derived lists), for the registry's memory bound. */
   bytes: number;
-  private readonly metricMemo = new Map<string, number | null>();
   private readonly ratedLists = new Map<Side, PatchedRated>();
   private readonly passes = new Map<Side, { next: number; values: Float64Array }>();
   private readonly orders = new Map<Side, ExecOrder>();
@@ -76,6 +76,7 @@ export class OverlayEntry {
     }
     // The graph adapter keeps the records the replay compared (shared along a chain of entries: counted in each).
     this.bytes = bytes + graph.recordsRead * RECORD_BYTES;
+    this.mask = metricMask(metrics ?? []);
   }
 
   /** The file's counts moved by every node whose link the overlay empties or fills. */
@@ -142,25 +143,36 @@ export class OverlayEntry {
     return out;
   }
 
+  /**
+   * Reads the metric cells of the matched NPU nodes among `ids` that no overlay on this file has read yet, for at most
+   * this request's slice (then WorkInProgress: 202, and the next request goes on). A no-op without a metric choice.
+   */
+  prepareMetrics(ids: readonly string[]): void {
+    if (this.metrics) this.cells().fill(this.graph.store, this.target, ids, performance.now() + sliceMs());
+  }
+
+  private cellsOf: MetricCellTable | undefined;
+  private readonly mask: number;
+
+  /** The file's metric cells, shared with every overlay on it (metricCells.ts). */
+  private cells(): MetricCellTable {
+    return (this.cellsOf ??= cellTable(this.target));
+  }
+
   /** The recomputed index of a matched NPU node (null: the original keeps the stored one). */
   private metricValue(id: string): number | null {
-    let v = this.metricMemo.get(id);
-    if (v === undefined) v = this.remember(id, this.metricOf(id, this.patches.npu.get(id)));
-    return v;
-  }
-
-  private metricOf(id: string, change: NodeChange | undefined): number | null {
-    const outputs = change?.outputData ?? this.graph.store.node({ side: 'npu', nodeId: id, ...this.selector })?.outputData;
-    return outputs ? (precisionFromMetrics(outputs, this.metrics!)?.precisionIndex ?? null) : null;
-  }
-
-  /** Kept for child lists, searches and walks, up to a bound (then read again when asked). */
-  private remember(id: string, v: number | null): number | null {
-    if (this.metricMemo.size < MAX_METRIC_MEMO) {
-      this.metricMemo.set(id, v);
-      this.bytes += 96;
+    const change = this.patches.npu.get(id);
+    if (change?.outputData) return precisionFromMetrics(change.outputData, this.metrics!)?.precisionIndex ?? null;
+    const table = this.cells();
+    let v = table.precision(id, this.mask);
+    if (v === undefined) {
+      table.fill(this.graph.store, this.target, [id]);
+      v = table.precision(id, this.mask);
     }
-    return v;
+    if (v === undefined || !Number.isNaN(v)) return v ?? null;
+    // Cells whose max Python takes in order: the record decides.
+    const outputs = this.graph.store.node({ side: 'npu', nodeId: id, ...this.selector })?.outputData;
+    return outputs ? (precisionFromMetrics(outputs, this.metrics!)?.precisionIndex ?? null) : null;
   }
 
   /** Pre-order / execution-order comparisons on `side` (execOrder.ts). */
@@ -222,6 +234,7 @@ export class OverlayEntry {
     }
     const stopAt = performance.now() + sliceMs();
     const n = base.values.length;
+    let cellsTo = pass.next;
     for (; pass.next < n; pass.next++) {
       if (performance.now() > stopAt) throw new WorkInProgress(this.target.relPath, pass.next, n);
       checkBudget();
@@ -233,7 +246,13 @@ export class OverlayEntry {
         if (change.matchedNodeLink.length === 0) continue;
       }
       if (metrics) {
-        const m = this.metricMemo.get(id) ?? this.remember(id, this.metricOf(id, change));
+        if (k >= cellsTo) {
+          cellsTo = Math.min(n, k + CELLS_AHEAD);
+          const ahead: string[] = [];
+          for (let j = k; j < cellsTo; j++) ahead.push(base.idAt(j));
+          this.cells().fill(this.graph.store, this.target, ahead);
+        }
+        const m = this.metricValue(id);
         if (m !== null) pass.values[k] = m;
       }
     }
@@ -250,7 +269,7 @@ export class OverlayEntry {
     for (const [id, change] of patches) {
       if (Number.isFinite(this.graph.summary(side, id)?.precisionIndex ?? NaN)) continue;
       if (change.precisionIndex === undefined || change.precisionIndex === null || !Number.isFinite(change.precisionIndex)) continue;
-      const m = side === 'npu' && this.metrics ? this.metricOf(id, change) : null;
+      const m = side === 'npu' && this.metrics ? this.metricValue(id) : null;
       added.push({ id, value: m ?? change.precisionIndex, path: this.path(side, id) });
     }
     const order = this.order(side);

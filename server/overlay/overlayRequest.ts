@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { PRECISION_METRICS, type MatchOp, type MatchOpKind, type OverlaySaveRequest, type PrecisionMetric } from '../../src/core/api/overlay.js';
+import { PRECISION_METRICS, type MatchOp, type MatchOpKind, type OverlaySaveRequest, type OverlaySummariesRequest, type PrecisionMetric } from '../../src/core/api/overlay.js';
 import { HttpError } from '../http/httpError.js';
 
 /**
@@ -16,13 +16,18 @@ export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 const OP_KINDS: readonly MatchOpKind[] = ['match', 'unmatch', 'config'];
 
-/** The JSON body, read up to MAX_BODY_BYTES (the write guard has checked its Content-Type). */
-export async function readJsonBody(req: Request): Promise<unknown> {
+/** Ids in one `/api/overlay/summaries` request: every node a 10^5-node expanded view holds, with room. */
+export const MAX_SUMMARY_IDS = 200_000;
+/** Its body: MAX_SUMMARY_IDS ids of about 150 characters. */
+export const MAX_SUMMARIES_BODY_BYTES = 32 * 1024 * 1024;
+
+/** The JSON body, read up to `limit` bytes (the write guard has checked its Content-Type). */
+export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, 'bodyTooLarge', { limit: `${MAX_BODY_BYTES / 2 ** 20} MiB` });
+    if (size > limit) throw new HttpError(413, 'bodyTooLarge', { limit: `${limit / 2 ** 20} MiB` });
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8');
@@ -72,6 +77,18 @@ export function parseSaveRequest(body: unknown): OverlaySaveRequest {
   if (typeof o.stamp !== 'string' || o.stamp === '' || o.stamp.length > 200) throw bad('"stamp" must be the stamp /api/graph/meta answered');
   if (o.replace !== undefined && typeof o.replace !== 'boolean') throw bad('"replace" must be true or false');
   return { mode: o.mode, stamp: o.stamp, replace: o.replace === true };
+}
+
+/** `POST /api/overlay/summaries` takes `{ ids, fields? }`: node ids, at most MAX_SUMMARY_IDS. */
+export function parseSummariesRequest(body: unknown): Required<OverlaySummariesRequest> {
+  const o = object(body, 'the body');
+  onlyKeys(o, ['ids', 'fields'], 'the body');
+  const fields = o.fields ?? 'all';
+  if (fields !== 'all' && fields !== 'precision') throw bad('"fields" must be "all" or "precision"');
+  if (!Array.isArray(o.ids)) throw bad('"ids" must be a list of node ids');
+  if (o.ids.length > MAX_SUMMARY_IDS) throw bad(`"ids" holds ${o.ids.length} ids, at most ${MAX_SUMMARY_IDS} are accepted`);
+  for (let i = 0; i < o.ids.length; i++) if (typeof o.ids[i] !== 'string' || o.ids[i] === '' || o.ids[i].length > MAX_ID_LENGTH) nodeId(o.ids[i], `ids[${i}]`);
+  return { ids: o.ids as string[], fields };
 }
 
 /** `POST /api/overlay/export` takes `{}` (room for options later, and a JSON body for the write guard). */

@@ -2,7 +2,7 @@ import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, 
 import { firstDivergent } from '../store/divergentQuery.js';
 import type { FindRequest } from '../store/findPool.js';
 import { filterIsOpen, matchesFilter, PATH_ROOM, type FilterQuery, type GraphSelector, type SearchQuery } from '../store/findQuery.js';
-import { pageRange, type ChildrenQuery, type GraphStore } from '../store/graphStore.js';
+import { pageRange, type ChildrenQuery, type GraphStore, type NodeItems } from '../store/graphStore.js';
 import { budgetLeftMs, checkBudget, withWorkBudget } from '../store/workBudget.js';
 import { worstEnd, WorstFirst, type RatedNodes, type WorstQuery } from '../store/worstQuery.js';
 import type { OverlayEntry } from './overlayEntry.js';
@@ -15,8 +15,8 @@ import type { OverlayEntry } from './overlayEntry.js';
  * - filter: the file's answer (from the find worker, `limit` widened by the number of changed nodes) minus the changed
  *   nodes that no longer qualify, plus those that now do, merged in pre-order (execOrder.ts). Exact at any size.
  * - worst / divergent: the file's rated list with the changed nodes moved (overlayEntry.ts).
- * - with a metric choice, a precision filter walks the side's tree in this thread under the request's budget: files
- *   of up to a few 10^5 nodes per side answer in time, larger ones 503 (README, "Comparison overlay").
+ * - with a metric choice, a precision filter walks the side's tree in this thread, a slice per request (202 until
+ *   done), and keeps the list (sideWalk.ts: up to 2·10^6 nodes a side; README, "Comparison overlay").
  * - heatmap: the file's own values (an overlay belongs to one rank; the heatmap shows all of them).
  * A distinct object per overlay and store, so the `/children` answer cache (keyed by store) never mixes them.
  */
@@ -35,12 +35,39 @@ export class OverlayStore implements GraphStore {
   children(q: ChildrenQuery): ChildrenResponse | undefined {
     const answer = this.base.children(q);
     if (!answer || !this.entry.changes(q.side)) return answer;
+    if (q.side === 'npu') this.prepareMetrics(answer.children);
     return { ...answer, children: answer.children.map((c) => (c.synthetic ? c : this.entry.summary(q.side, c))) };
   }
 
   node(q: { side: Side; nodeId: string } & GraphSelector): NodeDetail | undefined {
     const d = this.base.node(q);
     return d && !d.synthetic && this.entry.changes(q.side) ? this.entry.detail(q.side, d) : d;
+  }
+
+  /**
+   * The file's summaries, patched. Under a metric choice the matched NPU nodes' cells are read first, a slice per
+   * request (202 meanwhile); once read, any metric subset recolours from them.
+   */
+  summaries(q: { side: Side; ids: readonly string[] } & GraphSelector): Array<NodeSummary | undefined> {
+    const found = this.base.summaries(q);
+    if (!this.entry.changes(q.side)) return found;
+    if (q.side === 'npu') this.prepareMetrics(found);
+    return found.map((s) => (s ? this.entry.summary(q.side, s) : s));
+  }
+
+  /** Under a metric choice, the cells of the matched NPU nodes among `nodes`, read in batches (overlayEntry.ts). */
+  private prepareMetrics(nodes: ReadonlyArray<NodeSummary | undefined>): void {
+    if (!this.entry.metrics) return;
+    const matched: string[] = [];
+    for (const s of nodes) if (s && !s.synthetic && (this.entry.patches.npu.get(s.id)?.matchedNodeLink ?? s.matchedNodeLink).length > 0) matched.push(s.id);
+    this.entry.prepareMetrics(matched);
+  }
+
+  items(q: { side: Side; ids: readonly string[] } & GraphSelector): Array<NodeItems | undefined> {
+    return this.base.items(q).map((found, k) => {
+      const change = this.entry.patches[q.side].get(q.ids[k]);
+      return found && change ? { inputData: change.inputData ?? found.inputData, outputData: change.outputData ?? found.outputData } : found;
+    });
   }
 
   search(q: SearchQuery): FindResponse {
@@ -169,18 +196,18 @@ export class OverlayStore implements GraphStore {
 
   /** A filter over the whole side in pre-order, each node as the overlay sees it (the side's list, kept). */
   private walkFilter(q: FilterQuery): FindResponse {
-    const { nodes, paths } = this.entry.listed(q.side, this);
+    const walk = this.entry.listed(q.side, this);
     const results: FoundNode[] = [];
     let total = 0;
     let room = PATH_ROOM;
-    for (let k = 0; k < nodes.length; k++) {
+    for (let k = 0; k < walk.length; k++) {
       checkBudget();
-      const node = nodes[k];
-      if ((q.leaves && node.childCount > 0) || !matchesFilter(q, node)) continue;
+      if (!walk.listed(k) || (q.leaves && walk.childCount(k) > 0)) continue;
+      if (!matchesFilter(q, { precisionIndex: walk.precisionIndex(k), matchedNodeLink: walk.linkLength(k), overflowLevel: walk.overflowLevel(k) })) continue;
       total++;
-      if (results.length < q.limit && room >= paths[k].length + 1) {
-        room -= paths[k].length + 1;
-        results.push({ ...node, path: paths[k] });
+      if (results.length < q.limit && room >= walk.pathLength(k) + 1) {
+        room -= walk.pathLength(k) + 1;
+        results.push({ ...walk.summary(k), path: walk.path(k) });
       }
     }
     return { total, results };

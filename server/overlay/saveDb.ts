@@ -14,9 +14,19 @@ import { applyToItems, parseFaithful } from './nodeRewrite.js';
  * msprobe-format.md §7): `matched_node_link`, `input_data` / `output_data` (the JSON text rewritten as json.dumps
  * writes it, every untouched value as it was: nodeRewrite.ts), `precision_index` (NULL when an unmatch removes it)
  * and `modified = 1`. Every other row and byte of meaning stays. The copy is checkpointed (its `-wal` folded in and
- * removed), fsynced and renamed onto `target`; the served file is only read.
+ * removed), fsynced and renamed onto `target`; the served file is only read. `progress` hears the share done (0–1)
+ * after each stage: the copy, the rows, the checkpoint, the fsync. Runs in the save worker (saveJobs.ts).
  */
-export function writeMatchedDb(absPath: string, relPath: string, stamp: string, step: number, rank: number, changes: Iterable<NodeChange>, target: string): void {
+export function writeMatchedDb(
+  absPath: string,
+  relPath: string,
+  stamp: string,
+  step: number,
+  rank: number,
+  changes: Iterable<NodeChange>,
+  target: string,
+  progress: (share: number) => void = () => {},
+): void {
   const temp = tempBeside(target);
   const sideFiles = [`${temp}-wal`, `${temp}-shm`, `${temp}-journal`];
   const cleanup = () => {
@@ -29,14 +39,17 @@ export function writeMatchedDb(absPath: string, relPath: string, stamp: string, 
     // A checkpoint or a rewrite between the copies would pair versions that never existed together.
     if (dbStamp(absPath, statSync(absPath)) !== stamp) throw new StaleFileError(relPath);
     chmodSync(temp, WRITTEN_MODE);
+    progress(0.4);
     const db = new Database(temp, { fileMustExist: true, timeout: 250 });
     try {
       updateRows(db, relPath, step, rank, changes);
+      progress(0.5);
       // Fold the log into the file and drop it: the saved database is one file, like the one msprobe leaves.
       if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') db.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
       db.close();
     }
+    progress(0.6);
     for (const f of sideFiles) rmSync(f, { force: true });
     const fd = openSync(temp, 'r+');
     try {
@@ -44,6 +57,7 @@ export function writeMatchedDb(absPath: string, relPath: string, stamp: string, 
     } finally {
       closeSync(fd);
     }
+    progress(1);
     renameSync(temp, target);
     syncDir(path.dirname(target));
   } catch (e) {

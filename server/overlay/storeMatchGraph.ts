@@ -1,7 +1,10 @@
 import type { NodeDetail, NodeSummary, Side } from '../../src/core/api/types.js';
 import type { Items, MatchGraph, MatchNode } from '../../src/core/match/index.js';
 import type { GraphSelector } from '../store/findQuery.js';
-import type { GraphStore } from '../store/graphStore.js';
+import type { GraphStore, NodeItems } from '../store/graphStore.js';
+
+/** Listed nodes whose items one store call reads (a 5,000-node module in a few calls). */
+const ITEMS_BATCH = 1024;
 
 /**
  * The match engine's view of one graph (step, rank) of an opened file (src/core/match MatchGraph). Nodes are lazy:
@@ -60,9 +63,25 @@ export class StoreMatchGraph implements MatchGraph {
       }
       ids.push(c.id);
       // Inside the unreachable group a child's parent is whatever the record says; elsewhere it is `id`.
-      if (!this.nodes.has(k)) this.nodes.set(k, new StoreNode(this, side, c, this.synthetic.has(key(side, id)) ? undefined : id));
+      if (!this.nodes.has(k)) {
+        const node = new StoreNode(this, side, c, this.synthetic.has(key(side, id)) ? undefined : id);
+        this.nodes.set(k, node);
+        this.unread[side].push(node);
+      }
     }
     return ids;
+  }
+
+  /** Nodes listed by childIds whose items are not read yet: read together when the engine first compares one. */
+  private readonly unread: Record<Side, StoreNode[]> = { npu: [], bench: [] };
+
+  /** Reads the items of `node` and of the other listed nodes waiting (up to ITEMS_BATCH), in one store call. */
+  readItems(node: StoreNode): void {
+    const waiting = this.unread[node.side];
+    const batch = [node, ...waiting.splice(0, ITEMS_BATCH).filter((n) => n !== node && !n.hasItems)];
+    const found = this.store.items({ side: node.side, ids: batch.map((n) => n.id), ...this.graph });
+    batch.forEach((n, k) => n.setItems(found[k] ?? { inputData: {}, outputData: {} }));
+    this.recordsRead += batch.length;
   }
 
   /** The parent the engine walks for a counterpart's path: the unreachable group is skipped (its tops have none). */
@@ -85,6 +104,7 @@ export class StoreMatchGraph implements MatchGraph {
 
 export class StoreNode implements MatchNode {
   private record: NodeDetail | undefined;
+  private items: NodeItems | undefined;
   private subs: readonly string[] | undefined;
   private parent: string | null | undefined;
 
@@ -124,11 +144,23 @@ export class StoreNode implements MatchNode {
     this.subs ??= this.summary.childCount === 0 ? [] : this.graph.childIds(this.side, this.summary.id);
     return this.subs;
   }
+  get hasItems(): boolean {
+    return this.items !== undefined || this.record !== undefined;
+  }
+  setItems(items: NodeItems): void {
+    this.items = items;
+  }
+  /** The items from the record when read, else from a batch read with the node's listed siblings (readItems). */
+  private itemsOf(): NodeItems {
+    if (this.record) return this.record;
+    if (!this.items) this.graph.readItems(this);
+    return this.items!;
+  }
   get inputData(): Items {
-    return this.detail()?.inputData ?? {};
+    return this.itemsOf().inputData;
   }
   get outputData(): Items {
-    return this.detail()?.outputData ?? {};
+    return this.itemsOf().outputData;
   }
   get matchedNodeLink(): readonly string[] {
     return this.summary.matchedNodeLink;

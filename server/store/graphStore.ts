@@ -1,4 +1,4 @@
-import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, Side, WorstResponse } from '../../src/core/api/types.js';
+import type { ChildrenResponse, FindResponse, GraphMeta, IoItem, NodeDetail, NodeSummary, Side, WorstResponse } from '../../src/core/api/types.js';
 import type { FilterQuery, GraphSelector, SearchQuery } from './findQuery.js';
 import type { RatedNodes, WorstQuery } from './worstQuery.js';
 import { FileProblem } from '../../src/core/fileProblem.js';
@@ -21,6 +21,16 @@ export interface GraphStore {
   children(q: ChildrenQuery): ChildrenResponse | undefined;
   /** The full node record, or undefined when the node does not exist on that side. */
   node(q: { side: Side; nodeId: string } & GraphSelector): NodeDetail | undefined;
+  /**
+   * Many nodes' summaries at once, by id, in the order asked (undefined: not a node of the side, or the synthetic
+   * unreachable group): from the index, without reading the records. Checks the request's work budget.
+   */
+  summaries(q: { side: Side; ids: readonly string[] } & GraphSelector): Array<NodeSummary | undefined>;
+  /**
+   * Many nodes' `input_data` / `output_data` items at once, without the rest of the records (paths, stacks): what the
+   * match engine compares and the metric choice recomputes from.
+   */
+  items(q: { side: Side; ids: readonly string[] } & GraphSelector): Array<NodeItems | undefined>;
   search(q: SearchQuery): FindResponse;
   filter(q: FilterQuery): FindResponse;
   /** One page of the side's nodes with a finite precision value, worst first or in execution order (worstQuery.ts). */
@@ -29,6 +39,11 @@ export interface GraphStore {
   rated(q: { side: Side } & GraphSelector): RatedNodes;
   /** Releases file handles; the store is not used afterwards. */
   close(): void;
+}
+
+export interface NodeItems {
+  inputData: Record<string, IoItem>;
+  outputData: Record<string, IoItem>;
 }
 
 export interface ChildrenQuery extends GraphSelector {

@@ -13,6 +13,8 @@ import { defaultIndexWorkerScript, IndexJobFailure, startIndexJob, type IndexJob
 import { fileBytes, memoryBytes } from './visJsonIndex/nodeBytes.js';
 import type { FileStamp, VisIndex } from './visJsonIndex/visIndex.js';
 import { VisIndexStore } from './visJsonIndex/visIndexStore.js';
+import { createTbCache, type TbCache } from './tbGraph/tbCache.js';
+import { isTbFormat, type TbFormat } from './tbGraph/tbFiles.js';
 
 /**
  * Opens the right GraphStore for a graph file and keeps a few open. Entries are keyed by absolute path and checked
@@ -24,7 +26,8 @@ import { VisIndexStore } from './visJsonIndex/visIndexStore.js';
  * (routes answer 202), and every request for the file shares the one job. Small files are indexed in memory at once.
  */
 
-export type GraphFormat = 'vis' | 'db';
+/** msprobe's `.vis` / `.vis.db`, and the TensorBoard-side formats (issue 16) that tbGraph/tbCache.ts opens. */
+export type GraphFormat = 'vis' | 'db' | TbFormat;
 
 export interface GraphFileRef {
   absPath: string;
@@ -35,8 +38,11 @@ export interface GraphFileRef {
   tag: string;
 }
 
-/** `stamp`: the file version the store reads (size, mtime, inode, live WAL), as meta answers it and saves check it. */
-export type OpenResult = { store: GraphStore; stamp: string } | { indexing: IndexProgress };
+/**
+ * `stamp`: the file version the store reads (size, mtime, inode, live WAL), as meta answers it and saves check it.
+ * `settled` (TensorBoard graphs): resolves when the load ends, so a route may wait briefly rather than answer 202.
+ */
+export type OpenResult = { store: GraphStore; stamp: string } | { indexing: IndexProgress; settled?: Promise<unknown> };
 type Outcome = { store: GraphStore } | { error: GraphFileError };
 interface Entry {
   stamp: string;
@@ -55,6 +61,10 @@ export interface StoreCacheOptions {
   cacheMaxBytes?: number;
   /** Bundled indexWorker.js; null = index in this thread. Default: found next to the server bundle. */
   indexWorkerScript?: string | null;
+  /** Bundled tbWorker.js that decodes large TensorBoard / ONNX graphs; null = in this thread. Default: next to the bundle. */
+  tbWorkerScript?: string | null;
+  /** TensorBoard / ONNX files smaller than this decode in this thread (default: tbCache.ts). */
+  tbInThreadBytes?: number;
   /** Bundled findWorker.js that runs searches and filters; null = in this thread. Default: next to the bundle. */
   findWorkerScript?: string | null;
   /** `.vis` files smaller than this are read whole and indexed at once, in this thread (default 16 MiB). */
@@ -93,6 +103,8 @@ export interface StoreCache {
   forget(absPath: string): void;
   /** Closes every store and ends the worker threads. */
   closeAll(): void;
+  /** TensorBoard-side graphs and event-file listings (issue 16). */
+  tb: TbCache;
 }
 
 export const DEFAULT_IN_THREAD_BYTES = 16 * 1024 * 1024;
@@ -228,7 +240,10 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     return { store: indexStore(ref, result!) };
   };
 
+  const tb = createTbCache({ workerScript: options.tbWorkerScript, inThreadBytes: options.tbInThreadBytes });
+
   const cache: StoreCache = {
+    tb,
     open(ref) {
       let stats: Stats;
       try {
@@ -240,6 +255,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
         jobs.delete(ref.absPath);
         throw new GraphFileError(ref.relPath, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
       }
+      if (isTbFormat(ref.format)) return tb.open({ ...ref, format: ref.format }, stats);
       const stamp = stampOf(ref.absPath, stats, ref.format);
       const known = lookup(ref.absPath, stamp);
       if (known) {
@@ -296,6 +312,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     },
     find: (ref, store, request, budgetMs, signal) => finder.find(ref, store, request, budgetMs, signal),
     forget(absPath) {
+      tb.forget(absPath);
       lookup(absPath, '');
       jobs.get(absPath)?.handle.cancel();
       jobs.delete(absPath);
@@ -303,6 +320,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     },
     closeAll() {
       finder.close();
+      tb.closeAll();
       for (const entry of stores.values()) if ('store' in entry.outcome) entry.outcome.store.close();
       for (const job of jobs.values()) job.handle.cancel();
       stores.clear();

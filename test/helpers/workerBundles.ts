@@ -1,12 +1,21 @@
-import { symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { repoRoot } from './shared.js';
 
 /**
  * Worker threads bundled into a test's directory the way scripts/build-server.mjs bundles them: vitest cannot start a
  * worker from TypeScript sources, and tests run the real thread.
  */
+// `import text from './x.proto?raw'` as vite and scripts/build-server.mjs load it: the file's text.
+const rawText: Plugin = {
+  name: 'raw-text',
+  setup(b) {
+    b.onResolve({ filter: /\?raw$/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path.slice(0, -'?raw'.length)), namespace: 'raw-text' }));
+    b.onLoad({ filter: /.*/, namespace: 'raw-text' }, (args) => ({ contents: readFileSync(args.path, 'utf8'), loader: 'text' }));
+  },
+};
+
 async function bundleWorker(entry: string, dir: string, packages: 'external' | 'bundled'): Promise<string> {
   const out = path.join(dir, `${path.basename(entry, '.ts')}.js`);
   await build({
@@ -20,6 +29,7 @@ async function bundleWorker(entry: string, dir: string, packages: 'external' | '
       ? { packages: 'external' as const }
       : { banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } }),
     logLevel: 'warning',
+    plugins: [rawText],
   });
   return out;
 }
@@ -36,3 +46,6 @@ export async function bundleFindWorker(dir: string): Promise<string> {
 
 /** The compare command's reading thread, packages bundled in (a temporary directory has no node_modules). */
 export const bundleCompareWorker = (dir: string) => bundleWorker('server/compare/compareTableWorker.ts', dir, 'bundled');
+
+/** The TensorBoard / ONNX decoding thread (server/store/tbGraph/tbWorker.ts), protobufjs bundled in. */
+export const bundleTbWorker = (dir: string) => bundleWorker('server/store/tbGraph/tbWorker.ts', dir, 'bundled');

@@ -380,6 +380,80 @@ describe('GET /api/overlay/nodes', () => {
   });
 });
 
+describe('POST /api/overlay/summaries', () => {
+  /** Every node's summary as /children answers it (with `overlay`), walked from the side's root. */
+  async function childrenSummaries(file: Record<string, string>, side: string, overlay?: string) {
+    const meta = (await get(`/api/graph/meta?${q(file)}`)).json as GraphMeta;
+    const out = new Map<string, { precisionIndex: number | null; overflowLevel: string | null; matchedNodeLink: string[] }>();
+    const stack = [meta.roots[side as 'npu']!];
+    while (stack.length) {
+      const id = stack.pop()!;
+      const r = await get(`/api/graph/children?${q({ ...file, side, node: id, limit: 1000, ...(overlay ? { overlay } : {}) })}`);
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      for (const c of (r.json as ChildrenResponse).children) {
+        if (c.synthetic) continue;
+        out.set(c.id, { precisionIndex: c.precisionIndex, overflowLevel: c.overflowLevel, matchedNodeLink: c.matchedNodeLink });
+        if (c.childCount > 0) stack.push(c.id);
+      }
+    }
+    return out;
+  }
+
+  it('answers what /children answers under the same overlay, for a match and for a metric choice, .vis and .vis.db', async () => {
+    for (const file of [VIS, DB]) {
+      const unmatched = await register(file, { ops: [unmatchSA] });
+      const metric = await register(file, { ops: [], metrics: ['MinRelativeErr'] });
+      for (const overlay of [undefined, unmatched.overlay, metric.overlay]) {
+        for (const side of ['npu', 'bench']) {
+          const expected = await childrenSummaries(file, side, overlay);
+          const ids = ['no.such.node', ...expected.keys()];
+          const r = await post(`/api/overlay/summaries?${q({ ...file, side, ...(overlay ? { overlay } : {}) })}`, { ids });
+          expect(r.status, JSON.stringify(r.json).slice(0, 200)).toBe(200);
+          expect(r.json.missing).toEqual([0]);
+          ids.slice(1).forEach((id, i) => {
+            const got = { precisionIndex: r.json.precisionIndex[i + 1], overflowLevel: r.json.overflowLevel[i + 1], matchedNodeLink: r.json.matchedNodeLink[i + 1] };
+            expect(got, `${file.run} ${side} ${overlay} ${id}`).toEqual(expected.get(id));
+          });
+          // The precision-only answer (a metric choice) carries the same indexes and nothing else.
+          const lean = await post(`/api/overlay/summaries?${q({ ...file, side, ...(overlay ? { overlay } : {}) })}`, { ids, fields: 'precision' });
+          expect(Object.keys(lean.json).sort()).toEqual(['missing', 'precisionIndex']);
+          expect(lean.json.precisionIndex).toEqual(r.json.precisionIndex);
+        }
+      }
+      // The overlays change something these answers carry, so the comparison above can fail.
+      const plain = await post(`/api/overlay/summaries?${q({ ...file, side: 'npu' })}`, { ids: [SA] });
+      const gone = await post(`/api/overlay/summaries?${q({ ...file, side: 'npu', overlay: unmatched.overlay })}`, { ids: [SA] });
+      const recoloured = await post(`/api/overlay/summaries?${q({ ...file, side: 'npu', overlay: metric.overlay })}`, { ids: [SA] });
+      expect(plain.json.matchedNodeLink[0].length).toBeGreaterThan(0);
+      expect(gone.json.matchedNodeLink[0]).toEqual([]);
+      expect(recoloured.json.precisionIndex[0]).not.toBe(plain.json.precisionIndex[0]);
+    }
+  });
+
+  it('bad bodies are 400 (en/zh) naming the problem; an unknown overlay is 409', async () => {
+    const cases: Array<[unknown, string]> = [
+      ['{not json', 'not JSON'],
+      [{ ids: 'a' }, '"ids" must be a list'],
+      [{ ids: ['a', ''] }, 'ids[1]'],
+      [{ ids: [7] }, 'ids[0]'],
+      [{ ids: [], extra: 1 }, 'unknown key "extra"'],
+      [{ ids: [], fields: 'links' }, '"fields" must be'],
+      [{ ids: Array.from({ length: 200_001 }, () => 'a') }, 'at most 200000'],
+    ];
+    for (const [body, problem] of cases) {
+      const r = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu' })}`, body);
+      expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      expect(r.json.error).toContain(problem);
+    }
+    const zh = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu', lang: 'zh-CN' })}`, { ids: 'a' });
+    expect(zh.status).toBe(400);
+    expect(zh.json.error).toContain('请求体有误');
+    const unknown = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu', overlay: 'f'.repeat(32) })}`, { ids: [SA] });
+    expect(unknown.status).toBe(409);
+    expect(unknown.json.code).toBe('overlayUnknown');
+  });
+});
+
 describe('.vis.config files', () => {
   it('export writes the original viewer format and name; the list and the reader see it; importing it gives the same state', async () => {
     const b = await register(VIS, { ops: [unmatchSA, matchSA] });

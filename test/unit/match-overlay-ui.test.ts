@@ -18,7 +18,7 @@ import {
   undoRedoKey,
   type OverlayDoc,
 } from '../../src/app/commands/matchOps.js';
-import { loadedPages, patchSummaries } from '../../src/app/commands/overlayRefresh.js';
+import { loadedIds, patchSummaries } from '../../src/app/commands/overlayRefresh.js';
 import { EMPTY_TREE, type TreeState } from '../../src/app/commands/treeState.js';
 import { decodeOverlay, encodeOverlay, LINK_MAX_OVERLAY } from '../../src/app/state/overlayLink.js';
 import { graphKey, parseStoredDoc } from '../../src/app/state/overlayStore.js';
@@ -217,24 +217,18 @@ describe('pane refresh after an overlay change', () => {
     ...over,
   });
 
-  it('asks again for every loaded page: whole groups, and a split group’s loaded slices from its real group', () => {
+  it('asks for every file node the tree holds, not the pseudo-groups of a split group or a synthetic group', () => {
     const s1 = splitId('big', 0, 400);
-    const s2 = splitId('big', 400, 800);
-    const tree: Pick<TreeState, 'children' | 'totals'> = {
-      children: new Map<string, readonly string[]>([
-        ['root', ['a', 'big']],
-        ['a', ['a1', 'a2', 'a3']],
-        ['big', [s1, s2]],
-        [s1, Array.from({ length: 400 }, (_, i) => `b${i}`)],
-        ['leaf', []],
+    const tree: Pick<TreeState, 'nodes'> = {
+      nodes: new Map([
+        ['root', summary('root')],
+        ['big', summary('big')],
+        [s1, summary(s1)],
+        ['b0', summary('b0')],
+        ['lost', summary('lost', { synthetic: 'unreachable' })],
       ]),
-      totals: new Map([['big', 800]]),
     };
-    expect(loadedPages(tree)).toEqual([
-      { group: 'root', offset: 0, limit: 2 },
-      { group: 'a', offset: 0, limit: 3 },
-      { group: 'big', offset: 0, limit: 400 },
-    ]);
+    expect(loadedIds(tree)).toEqual(['root', 'big', 'b0']);
   });
 
   it('replaces the loaded summaries’ link and index without marking anything for layout', () => {
@@ -256,5 +250,8 @@ describe('pane refresh after an overlay change', () => {
     expect(next.nodes.has('unknown')).toBe(false);
     expect(next.dirty).toBe(tree.dirty);
     expect(patchSummaries(tree, [summary('b', { precisionIndex: 0.5, matchedNodeLink: ['root', 'b'] })])).toBe(tree);
+    // A precision-only answer (a metric choice) keeps the link and overflow level it does not carry.
+    const recoloured = patchSummaries(tree, [{ id: 'b', precisionIndex: 0.75 }]);
+    expect(recoloured.nodes.get('b')).toEqual(summary('b', { precisionIndex: 0.75, matchedNodeLink: ['root', 'b'] }));
   });
 });

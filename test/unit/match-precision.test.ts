@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRECISION_METRICS, type PrecisionMetric } from '../../src/core/api/overlay.js';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
-import { precisionFromMetrics, type Items } from '../../src/core/match/index.js';
+import { metricCells, metricMask, precisionFromCells, precisionFromMetrics, type Items } from '../../src/core/match/index.js';
 import { describeShared, repoRoot, sharedDataDir, visFilesUnder } from '../helpers/shared.js';
 
 /**
@@ -43,6 +43,23 @@ describe('precisionFromMetrics against the Python goldens', () => {
       }
     });
   }
+
+  it('the per-metric cells give the same value for every subset of the four, or defer to the record', () => {
+    const subsets = Array.from({ length: 15 }, (_, b) => PRECISION_METRICS.filter((_, k) => b + 1 & (1 << k)));
+    let reduced = 0;
+    for (const node of nodes) {
+      const cells = metricCells(node.outputData);
+      if (!cells) continue;
+      reduced++;
+      for (const subset of subsets) {
+        expect(precisionFromCells(cells.max, 0, cells.nonFinite, cells.hasOutputs, metricMask(subset)), `${node.source} ${node.id} ${subset}`).toBe(precisionFromMetrics(node.outputData, subset)?.precisionIndex ?? null);
+      }
+    }
+    expect(reduced).toBeGreaterThan(nodes.length * 0.8);
+    // A NaN cell is order-dependent in Python's max: such a node is read again.
+    expect(metricCells({ o: { MaxRelativeErr: 'abc', MinRelativeErr: '1%' } })).toBeNull();
+    expect(metricCells({ o: { MaxRelativeErr: '-3' } })).toBeNull();
+  });
 
   it('gives the index msprobe stored when all four are chosen (to the cells’ 6 decimals)', () => {
     const real = nodes.filter((n) => n.file !== null);

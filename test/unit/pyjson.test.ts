@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePyJson, PyJsonError } from '../../src/core/formats/pyJson.js';
+import { parseJsonFast, parsePyJson, PyJsonError } from '../../src/core/formats/pyJson.js';
 
 describe('parsePyJson', () => {
   it('accepts the NaN / Infinity tokens Python writes', () => {
@@ -46,5 +46,29 @@ describe('parsePyJson', () => {
       expect(err.problem).toContain(problem);
       expect([err.line, err.column]).toEqual([line, column]);
     }
+  });
+});
+
+describe('parseJsonFast', () => {
+  it('answers as parsePyJson does: values, null prototypes, Python literals, depth limit, errors', () => {
+    const texts = [
+      '{"a": {"Max": "1.5", "MaxRelativeErr": "9.09%"}, "b": [1, 2.5, -0, 1e308], "__proto__": {"x": null}, "constructor": 1}',
+      '["DefaultModel", "Module.fc.Linear.forward.0", "\\u00e9\\ud83d\\ude00"]',
+      '{"k": NaN, "j": Infinity, "i": -Infinity}',
+      '{"a": 1, "a": 2}',
+    ];
+    for (const text of texts) {
+      const fast = parseJsonFast(text);
+      expect(fast).toEqual(parsePyJson(text));
+      expect(JSON.stringify(fast)).toBe(JSON.stringify(parsePyJson(text)));
+    }
+    const obj = parseJsonFast(texts[0]) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(obj)).toBeNull();
+    expect(Object.getPrototypeOf(obj.a)).toBeNull();
+    expect(obj.toString).toBeUndefined();
+    expect(Object.keys(obj)).toContain('__proto__');
+    const deep = '['.repeat(50) + ']'.repeat(50);
+    expect(() => parseJsonFast(deep, { maxDepth: 10 })).toThrow(/nesting too deep/);
+    expect(() => parseJsonFast('{"a": }')).toThrow(PyJsonError);
   });
 });

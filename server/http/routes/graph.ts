@@ -7,7 +7,10 @@ import { HEATMAP_SOFT_MS, type HeatmapQuery } from '../../store/heatmapQuery.js'
 import { BadSearchError, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, parseSearch, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
 import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
 import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from '../../store/workBudget.js';
-import type { GraphFileRef } from '../../store/openStore.js';
+import type { GraphFileRef, GraphFormat } from '../../store/openStore.js';
+import { runFind } from '../../store/findPool.js';
+import { isTbFormat } from '../../store/tbGraph/tbFiles.js';
+import { TbGraphStore } from '../../store/tbGraph/tbStore.js';
 import { DEFAULT_WORST_LIMIT, MAX_WORST_LIMIT, WORST_ORDERS, type WorstOrder, type WorstQuery } from '../../store/worstQuery.js';
 import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
@@ -16,20 +19,20 @@ import { withOverlay } from '../../overlay/overlayParam.js';
 
 /**
  * `/api/graph/{meta,children,node,search,filter}`: one file per request, named by `run` + `tag` (+ optional
- * `format=vis|db`), one graph of it by `step` + `rank` (`.vis.db`). While a large `.vis` is first indexed every route
+ * `format=vis|db|tfevents|graphdef|onnx`), one graph of it by `step` + `rank` (`.vis.db`). While a large `.vis` is first indexed every route
  * answers 202 with the progress (IndexingResponse) and the client asks again.
  */
 export function graphRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.get('/api/graph/meta', (req, res) => {
-    return withGraph(ctx, req, res, ({ store, graph, stamp }) => {
+    return withAnyGraph(ctx, req, res, ({ store, graph, stamp }) => {
       res.json({ ...store.meta(graph), stamp });
     });
   });
 
   router.get('/api/graph/children', (req, res) => {
-    return withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    return withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       // `node=` (empty) means the root, like omitting it.
       const nodeId = optionalString(req, 'node') || undefined;
@@ -54,7 +57,7 @@ export function graphRouter(ctx: AppContext): Router {
   });
 
   router.get('/api/graph/node', (req, res) => {
-    return withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    return withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const nodeId = requiredString(req, 'node');
       const node = store.node({ side, nodeId, ...graph });
@@ -64,7 +67,7 @@ export function graphRouter(ctx: AppContext): Router {
   });
 
   router.get('/api/graph/search', (req, res) =>
-    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const query = requiredString(req, 'q');
       checkSearch(query);
@@ -73,7 +76,7 @@ export function graphRouter(ctx: AppContext): Router {
   );
 
   router.get('/api/graph/filter', (req, res) =>
-    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const q: FilterQuery = {
         side,
@@ -90,7 +93,7 @@ export function graphRouter(ctx: AppContext): Router {
 
   // Issue 14's worst-nodes table: one page of the side's nodes with a precision value, in the find worker too.
   router.get('/api/graph/worst', (req, res) =>
-    withGraph(ctx, req, res, ({ store, ref, graph }) => {
+    withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const order = optionalString(req, 'order') || 'precision';
       if (!WORST_ORDERS.includes(order as WorstOrder)) {
@@ -137,6 +140,11 @@ export function graphRouter(ctx: AppContext): Router {
  * that goes away stops its search there. The answer is the worker's JSON text, byte for byte what `res.json` sends.
  */
 async function sendFound(ctx: AppContext, res: Response, ref: GraphFileRef, store: GraphStore, request: FindRequest): Promise<void> {
+  // A TensorBoard graph is a walk over its hierarchy held here (the find worker would have to decode the file again).
+  if (store instanceof TbGraphStore) {
+    res.type('json').send(runFind(store, request, ref, (r) => ctx.stores.open(r)));
+    return;
+  }
   const gone = new AbortController();
   const onClose = () => gone.abort();
   res.once('close', onClose);
@@ -152,7 +160,8 @@ async function sendFound(ctx: AppContext, res: Response, ref: GraphFileRef, stor
   }
 }
 
-export interface Opened {
+/** A graph file of any format as the graph routes open it. */
+export interface AnyOpened {
   store: GraphStore;
   ref: GraphFileRef;
   graph: GraphSelector;
@@ -163,11 +172,31 @@ export interface Opened {
   rank: number;
 }
 
+/** An msprobe `.vis` / `.vis.db`: what overlays, heatmaps and divergent nodes work on. */
+export interface Opened extends AnyOpened {
+  ref: GraphFileRef & { format: 'vis' | 'db' };
+}
+
+function isMsprobe(o: AnyOpened): o is Opened {
+  return o.ref.format === 'vis' || o.ref.format === 'db';
+}
+
+/** How long a request waits for a TensorBoard graph still loading before answering 202 (small files take ms). */
+const TB_WAIT_MS = 500;
+
+/** `withAnyGraph` for msprobe files only: a TensorBoard-side graph is answered 400. */
+export function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void | Promise<void>): Promise<void> {
+  return withAnyGraph(ctx, req, res, (o) => {
+    if (!isMsprobe(o)) throw new HttpError(400, 'badParam', { name: 'tag', expected: 'an msprobe .vis or .vis.db file' });
+    return answer(o);
+  });
+}
+
 /**
  * Opens the file and runs `answer`, or answers 202 while it is being indexed; store errors become 4xx. With
  * `overlay=<id>` the store is the overlay's view of the file (server/overlay), or 409 when the id is not held.
  */
-export async function withGraph(ctx: AppContext, req: Request, res: Response, answer: (o: Opened) => void | Promise<void>): Promise<void> {
+export async function withAnyGraph(ctx: AppContext, req: Request, res: Response, answer: (o: AnyOpened) => void | Promise<void>): Promise<void> {
   const run = requiredString(req, 'run');
   const tag = requiredString(req, 'tag');
   const format = formatParam(req);
@@ -176,7 +205,13 @@ export async function withGraph(ctx: AppContext, req: Request, res: Response, an
   if (!resolved.ok) throw new HttpError(resolved.status, resolved.message.key, resolved.message.params);
   const ref = resolved.ref;
   try {
-    const opened = ctx.stores.open(ref);
+    let opened = ctx.stores.open(ref);
+    if ('indexing' in opened && opened.settled) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([opened.settled, new Promise((r) => (timer = setTimeout(r, TB_WAIT_MS)))]);
+      clearTimeout(timer);
+      opened = ctx.stores.open(ref);
+    }
     if ('indexing' in opened) {
       const { bytesRead, bytesTotal } = opened.indexing;
       const percent = bytesTotal > 0 ? Math.min(99, Math.floor((100 * bytesRead) / bytesTotal)) : 0;
@@ -190,8 +225,10 @@ export async function withGraph(ctx: AppContext, req: Request, res: Response, an
     const rank = graph.rank ?? meta.ranks[0];
     if (!meta.steps.includes(step) || !meta.ranks.includes(rank)) throw new UnknownGraphError(ref.relPath, step, rank);
     // The budget covers this thread's work; a search's own runs in the find worker under the same budget.
-    const base: Opened = { store: opened.store, ref, graph, stamp: opened.stamp, step, rank };
-    await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer(withOverlay(ctx, optionalString(req, 'overlay'), base)));
+    const base: AnyOpened = { store: opened.store, ref, graph, stamp: opened.stamp, step, rank };
+    const overlay = optionalString(req, 'overlay');
+    if (!isMsprobe(base) && overlay) throw new HttpError(400, 'badParam', { name: 'overlay', expected: 'none for a TensorBoard graph' });
+    await withWorkBudget(ref.relPath, ctx.workBudgetMs, () => answer(isMsprobe(base) ? withOverlay(ctx, overlay, base) : base));
   } catch (e) {
     if (e instanceof WorkInProgress) {
       // A list built once per file (the `.vis.db` worst table's) is under way: asked again, it continues.
@@ -213,11 +250,11 @@ export async function withGraph(ctx: AppContext, req: Request, res: Response, an
   }
 }
 
-/** `format=vis|db`, or undefined when absent (either format of the tag). */
-export function formatParam(req: Request): 'vis' | 'db' | undefined {
+/** `format=vis|db|tfevents|graphdef|onnx`, or undefined when absent (the tag's name decides). */
+export function formatParam(req: Request): GraphFormat | undefined {
   const format = optionalString(req, 'format');
-  if (format !== undefined && format !== 'vis' && format !== 'db') {
-    throw new HttpError(400, 'badParam', { name: 'format', expected: '"vis" | "db"' });
+  if (format !== undefined && format !== 'vis' && format !== 'db' && !isTbFormat(format)) {
+    throw new HttpError(400, 'badParam', { name: 'format', expected: '"vis" | "db" | "tfevents" | "graphdef" | "onnx"' });
   }
   return format;
 }

@@ -1,17 +1,18 @@
 import { Router, type Request, type Response } from 'express';
-import { copyFileSync, existsSync, statSync, writeSync } from 'node:fs';
+import { existsSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import type { OverlayConfigResponse, OverlayConfigsResponse, OverlayNodesResponse, OverlayResponse, OverlaySaveRequest, OverlayWriteResponse } from '../../../src/core/api/overlay.js';
-import type { FindResponse } from '../../../src/core/api/types.js';
+import type { OverlayConfigResponse, OverlayConfigsResponse, OverlayNodesResponse, OverlayResponse, OverlaySaveRequest, OverlaySummariesResponse, OverlayWriteResponse } from '../../../src/core/api/overlay.js';
+import type { FindResponse, IndexingResponse } from '../../../src/core/api/types.js';
 import { serializeVisConfig, visConfigName } from '../../../src/core/match/index.js';
 import { writeAtomically } from '../../atomicFile.js';
 import { listConfigs, readConfig, runDirOf } from '../../overlay/configFiles.js';
 import type { BaseCounts } from '../../overlay/overlayEntry.js';
 import { targetOf } from '../../overlay/overlayParam.js';
-import { parseExportRequest, parseOverlayRequest, parseSaveRequest, readJsonBody } from '../../overlay/overlayRequest.js';
+import { MAX_SUMMARIES_BODY_BYTES, parseExportRequest, parseOverlayRequest, parseSaveRequest, parseSummariesRequest, readJsonBody } from '../../overlay/overlayRequest.js';
 import { OverlayStore } from '../../overlay/overlayStore.js';
-import { modifiedPairs, writeMatchedDb } from '../../overlay/saveDb.js';
-import { writeMatchedVis } from '../../overlay/saveVis.js';
+import { modifiedPairs } from '../../overlay/saveDb.js';
+import { runSave, SaveFailure, SaveJob, SaveJobs, saveBytes, type SaveTask } from '../../overlay/saveJobs.js';
+import { planMatchedVis } from '../../overlay/saveVis.js';
 import { writeGuard } from '../../overlay/writeGuard.js';
 import type { FindRequest } from '../../store/findPool.js';
 import { MAX_FIND_LIMIT, type FilterQuery } from '../../store/findQuery.js';
@@ -38,6 +39,7 @@ export function overlayRouter(ctx: AppContext): Router {
   const router = Router();
   const guard = writeGuard(ctx.readOnly);
   const locks = new Map<string, Promise<unknown>>();
+  const saves = new SaveJobs<OverlayWriteResponse>();
   const baseCounts = new Map<string, BaseCounts>();
 
   /** Runs `fn` after every earlier locked call on the same file has finished. */
@@ -71,8 +73,12 @@ export function overlayRouter(ctx: AppContext): Router {
       if (meta.graphType !== 'compare') throw new HttpError(400, 'overlayNotCompare', { file: o.ref.relPath });
       const metrics = meta.task === 'summary' ? body.metrics : null;
       // The replay runs under this request's budget (a long one answers 503 and the retry continues it).
+      // The file's counts are read in the find worker while this thread replays (kept once read, even if the replay
+      // stops first and the client asks again).
+      const counting = countsOf(o, res, meta.nodeCounts.npu ?? 0);
+      counting.catch(() => {});
       const entry = ctx.overlays.register(targetOf(o), o.store, meta.task, body.ops, metrics);
-      const counts = entry.counts(await countsOf(o, res, meta.nodeCounts.npu ?? 0));
+      const counts = entry.counts(await counting);
       const answer: OverlayResponse = { overlay: entry.id, outcomes: [...entry.outcomes], counts };
       res.json(answer);
     });
@@ -111,17 +117,37 @@ export function overlayRouter(ctx: AppContext): Router {
       } else {
         // The side's list, walked once per overlay (the file as it is: the empty overlay) and kept.
         const store = o.store instanceof OverlayStore ? o.store : ctx.overlays.store(emptyOverlay(o).id, targetOf(o), o.store)!;
-        const { nodes, paths } = store.entry.listed(side, store);
-        for (let k = 0; k < nodes.length; k++) {
-          const counterpart = nodes[k].matchedNodeLink[nodes[k].matchedNodeLink.length - 1];
-          if (counterpart === undefined) continue;
-          if (answer.total >= offset && answer.results.length < limit) answer.results.push({ id: nodes[k].id, path: paths[k], counterpart });
+        const walk = store.entry.listed(side, store);
+        for (let k = 0; k < walk.length; k++) {
+          if (!walk.listed(k) || walk.linkLength(k) === 0) continue;
+          if (answer.total >= offset && answer.results.length < limit) answer.results.push({ id: walk.id(k), path: walk.path(k), counterpart: walk.counterpart(k)! });
           answer.total++;
         }
       }
       res.json(answer);
     }),
   );
+
+  router.post('/api/overlay/summaries', async (req, res) => {
+    const { ids, fields } = parseSummariesRequest(await readJsonBody(req, MAX_SUMMARIES_BODY_BYTES));
+    return withGraph(ctx, req, res, (o) => {
+      const side = sideParam(req, o.store, o.ref);
+      // As /children summarises each node under the overlay: its patch and, with a metric choice, its index.
+      const found = o.store.summaries({ side, ids, step: o.step, rank: o.rank });
+      const all = fields === 'all';
+      const answer: OverlaySummariesResponse = { missing: [], precisionIndex: [], ...(all ? { overflowLevel: [], matchedNodeLink: [] } : {}) };
+      found.forEach((s, k) => {
+        const held = s !== undefined && !s.synthetic;
+        if (!held) answer.missing.push(k);
+        answer.precisionIndex.push(held ? s.precisionIndex : null);
+        if (all) {
+          answer.overflowLevel!.push(held ? s.overflowLevel : null);
+          answer.matchedNodeLink!.push(held ? s.matchedNodeLink : []);
+        }
+      });
+      res.json(answer);
+    });
+  });
 
   const emptyOverlay = (o: Opened) => ctx.overlays.register(targetOf(o), o.store, o.store.meta(o.graph).task, [], null);
 
@@ -160,8 +186,12 @@ export function overlayRouter(ctx: AppContext): Router {
 
   router.post('/api/overlay/save', guard, async (req, res) => {
     const body = parseSaveRequest(await readJsonBody(req));
+    const key = JSON.stringify([...['run', 'tag', 'format', 'step', 'rank', 'overlay'].map((n) => optionalString(req, n) ?? ''), body.mode, body.stamp, body.replace === true]);
+    // The client of a save answered 202 asking again: its save's progress or answer.
+    const job = saves.claim(key);
+    if (job) return answerSave(key, job, res);
     try {
-      await save(req, res, body);
+      await save(req, res, body, key);
     } catch (e) {
       // A save that lost a race finds its overlay gone with the old file version: say what happened to the file.
       if (e instanceof HttpError && e.code === 'overlayUnknown') {
@@ -172,41 +202,63 @@ export function overlayRouter(ctx: AppContext): Router {
     }
   });
 
-  const save = (req: Request, res: Response, body: OverlaySaveRequest) =>
+  /**
+   * Starts the save and answers it, or 202 with its progress when it takes longer (saveJobs.ts): the copy runs in a
+   * worker thread and holds the file's lock until it ends, while the event loop serves everyone else.
+   */
+  const save = (req: Request, res: Response, body: OverlaySaveRequest, key: string) =>
     withGraph(ctx, req, res, (o) => {
       if (!(o.store instanceof OverlayStore)) throw new HttpError(400, 'missingParam', { name: 'overlay' });
       const entry = o.store.entry;
       const ref = o.ref;
-      return locked(ref.absPath, async () => {
-        // Checked under the lock: of two saves the second sees the first's new stamp.
-        if (stampNow(ref) !== body.stamp || body.stamp !== entry.target.stamp) {
-          throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
-        }
-        const name = body.mode === 'copy' ? `${ref.tag}.matched${ref.format === 'db' ? '.vis.db' : '.vis'}` : path.basename(ref.absPath);
-        const target = path.join(runDirOf(ref), name);
-        if (body.mode === 'copy' && !body.replace && existsSync(target)) {
-          throw new HttpError(409, 'targetExists', { file: shownPath(ref, name) }, 'targetExists');
-        }
-        if (body.mode === 'overwrite') {
-          if (ref.format === 'db' && existsSync(`${ref.absPath}-wal`) && statSync(`${ref.absPath}-wal`).size > 0) {
+      const job = new SaveJob<OverlayWriteResponse>((job, progress) =>
+        locked(ref.absPath, async () => {
+          // Checked under the lock: of two saves the second sees the first's new stamp.
+          if (stampNow(ref) !== body.stamp || body.stamp !== entry.target.stamp) {
+            throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
+          }
+          const name = body.mode === 'copy' ? `${ref.tag}.matched${ref.format === 'db' ? '.vis.db' : '.vis'}` : path.basename(ref.absPath);
+          const target = path.join(runDirOf(ref), name);
+          if (body.mode === 'copy' && !body.replace && existsSync(target)) {
+            throw new HttpError(409, 'targetExists', { file: shownPath(ref, name) }, 'targetExists');
+          }
+          if (body.mode === 'overwrite' && ref.format === 'db' && existsSync(`${ref.absPath}-wal`) && statSync(`${ref.absPath}-wal`).size > 0) {
             throw new HttpError(409, 'writeFailed', { file: ref.relPath, problem: 'a writer is at work on the database (it has a live -wal); save a copy instead' }, 'fileBusy');
           }
-          const bak = `${ref.absPath}.bak`;
-          write(ref, bak, () => writeAtomically(bak, (_fd, temp) => copyFileSync(ref.absPath, temp)));
-        }
-        const changes = [...entry.view.changes()];
-        if (ref.format === 'db') {
-          write(ref, target, () => writeMatchedDb(ref.absPath, ref.relPath, body.stamp, o.step, o.rank, changes, target));
-        } else {
-          const index = await indexOf(ref, entry.target.stamp);
-          write(ref, target, () => writeMatchedVis(ref.absPath, ref.relPath, index, changes, target));
-        }
-        // The served file changed under the store cache (and its answers and overlays): it reopens the new one.
-        if (body.mode === 'overwrite') ctx.stores.forget(ref.absPath);
-        const answer: OverlayWriteResponse = { file: shownPath(ref, name) };
-        res.json(answer);
-      });
+          const bak = body.mode === 'overwrite' ? `${ref.absPath}.bak` : null;
+          const changes = [...entry.view.changes()];
+          const common = { absPath: ref.absPath, relPath: ref.relPath, target, bak };
+          let task: SaveTask;
+          if (ref.format === 'db') task = { ...common, format: 'db', stamp: body.stamp, step: o.step, rank: o.rank, changes };
+          else {
+            const index = await indexOf(ref, entry.target.stamp);
+            // Reads the changed nodes only; the copy is the worker's.
+            task = { ...common, format: 'vis', plan: write(ref, target, () => planMatchedVis(ref.absPath, ref.relPath, index, changes)) };
+          }
+          job.file = ref.relPath;
+          job.bytesTotal = saveBytes(common);
+          try {
+            await runSave(task, progress);
+          } catch (e) {
+            throw e instanceof SaveFailure ? writeError(ref, e.target, e.cause) : writeError(ref, target, e);
+          }
+          // The served file changed under the store cache (and its answers and overlays): it reopens the new one.
+          if (body.mode === 'overwrite') ctx.stores.forget(ref.absPath);
+          return { file: shownPath(ref, name) };
+        }),
+      );
+      return answerSave(key, job, res);
     });
+
+  /** The save's answer, or 202 with its progress (as kept work answers: the client asks again). */
+  const answerSave = async (key: string, job: SaveJob<OverlayWriteResponse>, res: Response) => {
+    const answer = await saves.answer(key, job, (running) => {
+      const percent = Math.min(99, Math.floor(100 * running.share));
+      const body: IndexingResponse = { indexing: { file: running.file, bytesRead: Math.round(running.share * running.bytesTotal), bytesTotal: running.bytesTotal, percent } };
+      res.status(202).setHeader('Retry-After', '1').json(body);
+    });
+    if (answer) res.json(answer);
+  };
 
   return router;
 }
@@ -238,16 +290,21 @@ function shownPath(ref: GraphFileRef, name: string): string {
 }
 
 /** Runs a write; its failure is one line naming the file (409 when the source changed meanwhile). */
-function write(ref: GraphFileRef, target: string, fn: () => void): void {
+function write<T>(ref: GraphFileRef, target: string, fn: () => T): T {
   try {
-    fn();
+    return fn();
   } catch (e) {
-    if (e instanceof StaleFileError) throw new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
-    if (e instanceof HttpError) throw e;
-    const problem = e instanceof GraphFileError ? e.problem : ((e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e)));
-    // The disk, not the request: a full or read-only directory.
-    throw new HttpError(500, 'writeFailed', { file: shownPath(ref, path.basename(target)), problem });
+    throw writeError(ref, target, e);
   }
+}
+
+/** What a failed write of `target` answers. */
+function writeError(ref: GraphFileRef, target: string, e: unknown): unknown {
+  if (e instanceof StaleFileError) return new HttpError(409, 'staleSave', { file: ref.relPath }, 'fileChanged');
+  if (e instanceof HttpError) return e;
+  const problem = e instanceof GraphFileError ? e.problem : ((e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e)));
+  // The disk, not the request: a full or read-only directory.
+  return new HttpError(500, 'writeFailed', { file: shownPath(ref, path.basename(target)), problem });
 }
 
 function writeAllText(fd: number, text: string): void {

@@ -1,5 +1,5 @@
-import type { NodeDetail, NodeSummary } from '../../../src/core/api/types.js';
-import { parsePyJson } from '../../../src/core/formats/pyJson.js';
+import type { IoItem, NodeDetail, NodeSummary } from '../../../src/core/api/types.js';
+import { parseJsonFast } from '../../../src/core/formats/pyJson.js';
 import { MAX_BUILT_DEPTH } from '../visJsonIndex/cappedJson.js';
 import { ioItems, matchedNodeLink, stringList, toFiniteNumber, toInt } from '../visJson/nodeRecord.js';
 import type { DbSchema } from './dbSchema.js';
@@ -91,6 +91,11 @@ export function rowSummary(r: SummaryRow): NodeSummary {
   };
 }
 
+/** A row's `input_data` / `output_data` cell as items. */
+export function rowItems(cell: unknown): Record<string, IoItem> {
+  return ioItems(json(cell));
+}
+
 export function rowDetail(r: DetailRow, side: NodeDetail['side'], path: string[]): NodeDetail {
   const distributed = json(r.matched_distributed);
   const emptyDistributed =
@@ -117,7 +122,7 @@ export function rowDetail(r: DetailRow, side: NodeDetail['side'], path: string[]
 function json(v: unknown): unknown {
   if (typeof v !== 'string' || v === '') return undefined;
   try {
-    return parsePyJson(v, { maxDepth: MAX_BUILT_DEPTH });
+    return parseJsonFast(v, { maxDepth: MAX_BUILT_DEPTH });
   } catch {
     return undefined;
   }

@@ -33,6 +33,8 @@ export interface DbSchema {
   /** FROM clause joining the stack (v2) and the expression of its JSON text. */
   stackJoin: string;
   stackText: string;
+  /** msprobe's index6 (step, rank, modified, matched_node_link) under its name, when the file has it (§4.2). */
+  linkIndex: string | null;
 }
 
 export function readSchema(db: Database.Database, relPath: string): DbSchema {
@@ -71,5 +73,16 @@ export function readSchema(db: Database.Database, relPath: string): DbSchema {
     config: (c) => (configCols.has(c) ? c : 'NULL'),
     stackJoin,
     stackText,
+    linkIndex: linkIndexOf(db),
   };
+}
+
+/** An index of tb_nodes on exactly (step, rank, modified, matched_node_link), as msprobe writes index6. */
+function linkIndexOf(db: Database.Database): string | null {
+  const indexes = db.prepare("SELECT name FROM pragma_index_list('tb_nodes')").pluck().all() as string[];
+  for (const name of indexes) {
+    const cols = db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(name) as string[];
+    if (cols.join() === 'step,rank,modified,matched_node_link' && /^\w+$/.test(name)) return name;
+  }
+  return null;
 }

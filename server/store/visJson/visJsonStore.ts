@@ -12,8 +12,8 @@ import type {
   WorstResponse,
 } from '../../../src/core/api/types.js';
 import { matchesFilter, PATH_ROOM, searchMatcher, type FilterQuery, type SearchQuery } from '../findQuery.js';
-import { guardStore, pageRange, type ChildrenQuery, type GraphStore } from '../graphStore.js';
-import { nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
+import { guardStore, pageRange, type ChildrenQuery, type GraphStore, type NodeItems } from '../graphStore.js';
+import { ioItems, nodeDetail, nodeSummary, toFiniteNumber, toInt } from './nodeRecord.js';
 import { isObject, readVisDocument, subnodeIds, type VisDocument, type VisSide } from './visDocument.js';
 import { groupDetail, groupSummary } from '../unreachableGroup.js';
 import { sortWorstFirst, worstEnd, type RatedNodes, type WorstQuery } from '../worstQuery.js';
@@ -130,6 +130,26 @@ export class VisJsonStore implements GraphStore {
       const raw = side?.nodes.get(q.nodeId);
       if (side?.unreachable && q.nodeId === side.unreachable.id) return groupDetail(side.unreachable.id, side.unreachable.tops.length, q.side, side.rootId);
       return side && raw ? nodeDetail(q.nodeId, raw, side, q.side) : undefined;
+    });
+  }
+
+  summaries(q: { side: Side; ids: readonly string[] }): Array<NodeSummary | undefined> {
+    return guardStore(this.options.file, () => {
+      const side = this.doc.sides[q.side];
+      return q.ids.map((id) => {
+        const raw = side?.nodes.get(id);
+        return side && raw ? nodeSummary(id, raw, side) : undefined;
+      });
+    });
+  }
+
+  items(q: { side: Side; ids: readonly string[] }): Array<NodeItems | undefined> {
+    return guardStore(this.options.file, () => {
+      const side = this.doc.sides[q.side];
+      return q.ids.map((id) => {
+        const raw = side?.nodes.get(id);
+        return raw ? { inputData: ioItems(raw.input_data), outputData: ioItems(raw.output_data) } : undefined;
+      });
     });
   }
 

@@ -30,7 +30,6 @@ const FAST_BELOW = 1024 * 1024;
 /** Longer number tokens (digits by the million in a damaged file) become a marker. */
 const NUMBER_CAP = 1024;
 const NUMBER_BYTE = new Uint8Array(256);
-const LONG_NUMBER = new RegExp(`[0-9.eE+-]{${NUMBER_CAP}}`);
 for (const ch of '0123456789+-.eE') NUMBER_BYTE[ch.charCodeAt(0)] = 1;
 /** Key of the note an object gets when members were left out. */
 export const TRUNCATED_KEY = '…';
@@ -57,7 +56,7 @@ export function readCappedJson(src: ByteSource): unknown {
     // Most records are far from every cap: parsed whole (5× faster), and kept when no cap could have applied.
     // Anything near one (a long string or number, a large container, deep nesting, a syntax error) is read again
     // below, so the answer is the capped reader's in every case.
-    if (!LONG_NUMBER.test(text)) {
+    if (!hasLongNumber(bytes, got)) {
       try {
         const v = parsePyJson(text, { maxDepth: MAX_BUILT_DEPTH - 1 });
         if (farFromCaps(v)) return v;
@@ -67,6 +66,16 @@ export function readCappedJson(src: ByteSource): unknown {
     }
   }
   return readCappedJsonStreamed(src);
+}
+
+/** Whether a run of NUMBER_CAP number bytes occurs: one linear pass (a `{1024}` regex rescans every run). */
+function hasLongNumber(bytes: Uint8Array, end: number): boolean {
+  let run = 0;
+  for (let i = 0; i < end; i++) {
+    if (NUMBER_BYTE[bytes[i]] === 0) run = 0;
+    else if (++run >= NUMBER_CAP) return true;
+  }
+  return false;
 }
 
 /** The capped reader alone (tests hold the fast path of readCappedJson to its answers). */

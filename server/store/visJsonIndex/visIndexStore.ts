@@ -1,15 +1,17 @@
 import type { ChildrenResponse, FindResponse, FoundNode, GraphMeta, NodeDetail, NodeSummary, Side, WorstResponse } from '../../../src/core/api/types.js';
-import { parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
+import { parseJsonFast, parsePyJson, PyJsonError } from '../../../src/core/formats/pyJson.js';
 import { foldAscii, matchesFilter, MAX_PATH_DEPTH, parseSearch, PATH_ROOM, searchMatcher, type FilterQuery, type SearchQuery } from '../findQuery.js';
-import { GraphFileError, guardStore, pageRange, StaleFileError, type ChildrenQuery, type GraphStore } from '../graphStore.js';
+import { GraphFileError, guardStore, pageRange, StaleFileError, type ChildrenQuery, type GraphStore, type NodeItems } from '../graphStore.js';
+import { SummaryCache } from '../summaryCache.js';
 import { checkBudget } from '../workBudget.js';
 import { worstEnd, WorstFirst, type RatedNodes, type WorstQuery } from '../worstQuery.js';
-import { detailFields, matchedNodeLink } from '../visJson/nodeRecord.js';
+import { detailFields, ioItems, matchedNodeLink } from '../visJson/nodeRecord.js';
 import { isObject, type RawNode } from '../visJson/visDocument.js';
 import { visMeta } from '../visJson/visJsonStore.js';
 import { forestPath, groupDetail, groupSummary, unreachableForest, type UnreachableForest } from '../unreachableGroup.js';
 import { bufferSource } from './byteSource.js';
 import { readCappedJson } from './cappedJson.js';
+import { readRecord } from './fastRecord.js';
 import { JsonSyntaxError, type ByteSource } from './jsonCursor.js';
 import type { NodeBytes } from './nodeBytes.js';
 import { childCount, idOf, lookupId, NO_MICRO, type SideIndex, type VisIndex } from './visIndex.js';
@@ -31,6 +33,18 @@ export interface VisIndexStoreOptions {
 const COALESCE_GAP = 16 * 1024;
 const COALESCE_SPAN = 1024 * 1024;
 const encoder = new TextEncoder();
+
+const utf8 = new TextDecoder('utf-8');
+
+/** A short link list (far below every cap) through parseJsonFast; else null: the capped reader. */
+function fastLink(bytes: Uint8Array): unknown {
+  if (bytes.length > 4096) return null;
+  try {
+    return parseJsonFast(utf8.decode(bytes));
+  } catch {
+    return null;
+  }
+}
 
 export class VisIndexStore implements GraphStore {
   private readonly metaValue: GraphMeta;
@@ -69,6 +83,89 @@ export class VisIndexStore implements GraphStore {
 
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
     return guardStore(this.o.file, () => this.detail(q));
+  }
+
+  summaries(q: { side: Side; ids: readonly string[] }): Array<NodeSummary | undefined> {
+    return guardStore(this.o.file, () => {
+      const side = this.index.sides[q.side];
+      const out: Array<NodeSummary | undefined> = new Array(q.ids.length).fill(undefined);
+      if (!side) return out;
+      const missing: string[] = [];
+      const missingAt: number[] = [];
+      for (let k = 0; k < q.ids.length; k++) {
+        out[k] = this.kept.get(side, q.ids[k]);
+        if (!out[k]) {
+          missing.push(q.ids[k]);
+          missingAt.push(k);
+        }
+      }
+      const { entries, at } = this.entriesOf({ side: q.side, ids: missing });
+      this.summariesOf(side, entries).forEach((s, k) => (out[missingAt[at[k]]] = s));
+      return out;
+    });
+  }
+
+  items(q: { side: Side; ids: readonly string[] }): Array<NodeItems | undefined> {
+    return guardStore(this.o.file, () => {
+      const { side, entries, at } = this.entriesOf(q);
+      const out: Array<NodeItems | undefined> = new Array(q.ids.length).fill(undefined);
+      if (!side) return out;
+      // Records in file order, read in runs as the summaries' links are; a record too big for one read is read capped.
+      const order = entries.map((e, k) => k).sort((a, b) => side.start[entries[a]] - side.start[entries[b]]);
+      for (let i = 0; i < order.length; ) {
+        checkBudget();
+        const e0 = entries[order[i]];
+        if (side.length[e0] > COALESCE_SPAN) {
+          const raw = this.readNode(side, e0);
+          out[at[order[i++]]] = { inputData: ioItems(raw.input_data), outputData: ioItems(raw.output_data) };
+          continue;
+        }
+        let j = i + 1;
+        let end = side.start[e0] + side.length[e0];
+        while (j < order.length) {
+          const e = entries[order[j]];
+          if (side.start[e] - end >= COALESCE_GAP || side.start[e] + side.length[e] - side.start[e0] >= COALESCE_SPAN) break;
+          end = Math.max(end, side.start[e] + side.length[e]);
+          j++;
+        }
+        const base = side.start[e0];
+        const chunk = this.bytes.read(base, end - base);
+        for (let k = i; k < j; k++) {
+          const e = entries[order[k]];
+          const bytes = chunk.subarray(side.start[e] - base, side.start[e] - base + side.length[e]);
+          try {
+            const raw = readRecord(bytes);
+            out[at[order[k]]] = { inputData: ioItems(raw.input_data), outputData: ioItems(raw.output_data) };
+          } catch (err) {
+            this.bytes.assertFresh();
+            const at0 = side.start[e];
+            if (err instanceof JsonSyntaxError) throw new GraphFileError(this.o.file, `byte ${at0 + err.offset}: ${err.problem}`);
+            if (err instanceof PyJsonError) throw new GraphFileError(this.o.file, `byte ${at0}: ${err.problem}`);
+            throw err;
+          }
+        }
+        i = j;
+      }
+      this.bytes.assertFresh();
+      return out;
+    });
+  }
+
+  /** The index entries of `ids` on the side, with each one's position in `ids` (ids not on the side left out). */
+  private entriesOf(q: { side: Side; ids: readonly string[] }): { side: SideIndex | undefined; entries: number[]; at: number[] } {
+    const side = this.index.sides[q.side];
+    const entries: number[] = [];
+    const at: number[] = [];
+    if (side) {
+      for (let k = 0; k < q.ids.length; k++) {
+        const e = lookupId(side, q.ids[k]);
+        if (e >= 0) {
+          entries.push(e);
+          at.push(k);
+        }
+      }
+    }
+    return { side, entries, at };
   }
 
   search(q: SearchQuery): FindResponse {
@@ -115,7 +212,7 @@ export class VisIndexStore implements GraphStore {
       const positions = q.order === 'precision' ? rated.byWorst.range(from, to) : null;
       const page: number[] = [];
       for (let k = from; k < to; k++) page.push(rated.entries[positions ? positions[k - from] : k]);
-      const summaries = this.summaries(side, page);
+      const summaries = this.summariesOf(side, page);
       const memo = new Map<number, string[]>();
       answer.total = rated.entries.length;
       answer.results = summaries.map((summary, k) => ({ ...summary, path: this.ancestors(side, page[k], memo) }));
@@ -156,7 +253,7 @@ export class VisIndexStore implements GraphStore {
     const forest = this.forestOf(side);
     if (forest && q.nodeId === forest.id) {
       const [from, to] = pageRange(forest.tops.length, q.offset, q.limit);
-      return { node: forest.id, children: this.summaries(side, forest.tops.slice(from, to)), total: forest.tops.length };
+      return { node: forest.id, children: this.summariesOf(side, forest.tops.slice(from, to)), total: forest.tops.length };
     }
     const entry = q.nodeId === undefined ? side.rootIdx : lookupId(side, q.nodeId);
     if (entry < 0) return undefined;
@@ -170,7 +267,7 @@ export class VisIndexStore implements GraphStore {
     const group = entry === side.rootIdx && forest ? 1 : 0;
     const [from, to] = pageRange(list.length + group, q.offset, q.limit);
     const page = Array.from({ length: Math.max(0, Math.min(to, list.length) - from) }, (_, k) => list[from + k]);
-    const children = this.summaries(side, page);
+    const children = this.summariesOf(side, page);
     if (group && from <= list.length && list.length < to) children.push(groupSummary(forest!.id, forest!.tops.length));
     return { node: idOf(side, entry), children, total: list.length + group };
   }
@@ -202,7 +299,7 @@ export class VisIndexStore implements GraphStore {
       total++;
       if (hits.length < limit) hits.push(e);
     }
-    const summaries = this.summaries(side, hits);
+    const summaries = this.summariesOf(side, hits);
     const results: FoundNode[] = [];
     // Siblings share their parent's path (one array per parent); the answer stops once its paths fill PATH_ROOM.
     const memo = new Map<number, string[]>();
@@ -231,7 +328,7 @@ export class VisIndexStore implements GraphStore {
   }
 
   /** Summaries of `entries`, reading their matched links from the file in as few reads as gaps allow. */
-  private summaries(side: SideIndex, entries: number[]): NodeSummary[] {
+  private summariesOf(side: SideIndex, entries: number[]): NodeSummary[] {
     const links: string[][] = entries.map(() => []);
     const wanted = entries
       .map((e, k) => ({ k, pos: side.start[e] + side.linkOff[e], len: side.linkLen[e] }))
@@ -256,13 +353,21 @@ export class VisIndexStore implements GraphStore {
       const chunk = this.bytes.read(base, end - base);
       for (let k = i; k < j; k++) {
         const w = wanted[k];
-        links[w.k] = matchedNodeLink(this.parse(bufferSource(chunk.subarray(w.pos - base, w.pos - base + w.len)), w.pos));
+        const bytes = chunk.subarray(w.pos - base, w.pos - base + w.len);
+        links[w.k] = matchedNodeLink(fastLink(bytes) ?? this.parse(bufferSource(bytes), w.pos));
       }
       i = j;
     }
     if (wanted.length > 0) this.bytes.assertFresh();
-    return entries.map((e, k) => this.summaryFromColumns(side, e, links[k]));
+    return entries.map((e, k) => {
+      const summary = this.summaryFromColumns(side, e, links[k]);
+      this.kept.put(side, summary.id, summary);
+      return summary;
+    });
   }
+
+  /** Summaries answered so far, by id (summaryCache.ts). */
+  private readonly kept = new SummaryCache<SideIndex, string>();
 
   private readNode(side: SideIndex, e: number): RawNode {
     const raw = this.parse(this.bytes.source(side.start[e], side.length[e]), side.start[e]);

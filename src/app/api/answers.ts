@@ -3,6 +3,8 @@ import type {
   ColorBucket,
   FindResponse,
   FoundNode,
+  GraphEdge,
+  GraphFileFormat,
   GraphMeta,
   GraphType,
   NodeDetail,
@@ -67,7 +69,7 @@ export function checkMeta(body: unknown, file: string): GraphMeta {
   return {
     run: str(m.run) ?? '',
     tag: str(m.tag) ?? '',
-    format: m.format === 'db' ? 'db' : 'vis',
+    format: fileFormat(m.format),
     graphType,
     task: TASKS.includes(m.task as Task) ? (m.task as Task) : '',
     microSteps: isInt(m.microSteps) && m.microSteps >= 0 ? m.microSteps : 0,
@@ -81,6 +83,20 @@ export function checkMeta(body: unknown, file: string): GraphMeta {
     nodeCounts,
     ...(typeof m.stamp === 'string' ? { stamp: m.stamp } : {}),
   };
+}
+
+const FILE_FORMATS: readonly GraphFileFormat[] = ['vis', 'db', 'tfevents', 'graphdef', 'onnx'];
+
+/** An unknown format is read as `vis`, as before issue 16 added the TensorBoard ones. */
+function fileFormat(v: unknown): GraphFileFormat {
+  return FILE_FORMATS.includes(v as GraphFileFormat) ? (v as GraphFileFormat) : 'vis';
+}
+
+/** An edge bundle as the server sends it (issue 16): named ends, integer counts, string labels; others are dropped. */
+function isEdge(v: unknown): v is GraphEdge {
+  if (!isObj(v) || typeof v.from !== 'string' || typeof v.to !== 'string') return false;
+  if (!isInt(v.data) || !isInt(v.control)) return false;
+  return Array.isArray(v.labels) && v.labels.every((l) => typeof l === 'string');
 }
 
 function isColorBucket(v: unknown): v is ColorBucket {
@@ -116,7 +132,8 @@ export function checkChildren(body: unknown, file: string): ChildrenResponse {
   if (!Array.isArray(b.children)) throw new BadAnswerError(file, 'children answer has no children list');
   const children = b.children.map(summary).filter((s): s is NodeSummary => s !== null);
   const total = isInt(b.total) && b.total >= 0 ? Math.max(b.total, children.length) : undefined;
-  return { node: str(b.node) ?? '', children, ...(total !== undefined ? { total } : {}) };
+  const edges = Array.isArray(b.edges) ? b.edges.filter(isEdge) : undefined;
+  return { node: str(b.node) ?? '', children, ...(total !== undefined ? { total } : {}), ...(edges ? { edges } : {}) };
 }
 
 export function checkFind(body: unknown, file: string): FindResponse {
@@ -159,7 +176,8 @@ export function checkRuns(body: unknown): RunsResponse {
       return [
         {
           tag,
-          format: t.format === 'db' ? 'db' : 'vis',
+          format: fileFormat(t.format),
+          ...(isInt(t.step) ? { step: t.step } : {}),
           graphType: t.graphType === 'build' || t.graphType === 'compare' ? t.graphType : null,
           sizeBytes: typeof t.sizeBytes === 'number' && t.sizeBytes >= 0 ? t.sizeBytes : 0,
           error: t.error === null || t.error === undefined ? null : String(t.error),

@@ -1,4 +1,4 @@
-import type { ApiError, ChildrenResponse, GraphMeta, IndexingResponse, Side } from '../../core/api/types.js';
+import type { ApiError, ChildrenResponse, GraphFileFormat, GraphMeta, IndexingResponse, Side } from '../../core/api/types.js';
 import { translate } from '../i18n/i18n.js';
 import type { Lang } from '../state/appStore.js';
 import { checkChildren, checkFind, checkMeta, checkNode, checkRuns } from './answers.js';
@@ -32,7 +32,7 @@ export interface GraphRef {
   run: string;
   tag: string;
   /** `vis` | `db` when a `.vis` and a `.vis.db` share the name; null = the server's choice. */
-  format?: 'vis' | 'db' | null;
+  format?: GraphFileFormat | null;
   step?: number | null;
   rank?: number | null;
 }

@@ -7,9 +7,10 @@ import type {
   OverlayRequest,
   OverlayResponse,
   OverlaySaveRequest,
+  OverlaySummariesResponse,
   OverlayWriteResponse,
 } from '../../core/api/overlay.js';
-import type { Side } from '../../core/api/types.js';
+import type { NodeSummary, Side } from '../../core/api/types.js';
 import { BadAnswerError } from './answers.js';
 import { fileOf, getJson, graphQuery, postJson, type GraphRef } from './client.js';
 
@@ -23,7 +24,7 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
-const FAILURES: readonly MatchFailure[] = ['taskNotSupported', 'notFound', 'typeMismatch', 'alreadyMatched', 'notMatched', 'emptyData', 'outputError', 'notPaired'];
+const FAILURES: readonly MatchFailure[] = ['taskNotSupported', 'notFound', 'typeMismatch', 'alreadyMatched', 'notMatched', 'emptyData', 'outputError', 'notPaired', 'tensorsUnreachable', 'tensorMissing', 'tensorUnreadable'];
 
 function checkOutcome(v: unknown): OpOutcome {
   const o = isObj(v) ? v : {};
@@ -64,6 +65,30 @@ function checkConfig(body: unknown, file: string): OverlayConfigResponse {
   return { file: typeof body.file === 'string' ? body.file : '', pairs };
 }
 
+/** The positional answer back as one entry per id held (`fields` says which it carries). */
+export type SummaryPatch = Pick<NodeSummary, 'id' | 'precisionIndex'> & Partial<Pick<NodeSummary, 'overflowLevel' | 'matchedNodeLink'>>;
+
+function checkSummaries(body: unknown, file: string, ids: readonly string[], fields: 'all' | 'precision'): SummaryPatch[] {
+  const bad = () => new BadAnswerError(file, 'summaries answer does not fit the ids asked');
+  if (!isObj(body) || !Array.isArray(body.precisionIndex) || !Array.isArray(body.missing) || body.precisionIndex.length !== ids.length) throw bad();
+  const all = fields === 'all';
+  if (all && (!Array.isArray(body.overflowLevel) || !Array.isArray(body.matchedNodeLink) || body.matchedNodeLink.length !== ids.length)) throw bad();
+  const missing = new Set(body.missing);
+  const out: SummaryPatch[] = [];
+  for (let k = 0; k < ids.length; k++) {
+    if (missing.has(k)) continue;
+    const p = body.precisionIndex[k];
+    const patch: SummaryPatch = { id: ids[k], precisionIndex: typeof p === 'number' ? p : null };
+    if (all) {
+      const o = (body.overflowLevel as unknown[])[k];
+      patch.overflowLevel = typeof o === 'string' ? o : null;
+      patch.matchedNodeLink = strings((body.matchedNodeLink as unknown[])[k]);
+    }
+    out.push(patch);
+  }
+  return out;
+}
+
 function checkWrite(body: unknown, file: string): OverlayWriteResponse {
   if (!isObj(body) || typeof body.file !== 'string') throw new BadAnswerError(file, 'write answer names no file');
   return { file: body.file };
@@ -76,6 +101,8 @@ export const overlayApi = {
     postJson('overlay', graphQuery(ref), request, (b) => checkOverlay(b, fileOf(ref), request.ops.length), signal),
   nodes: (ref: GraphRef, side: Side, state: ListState, offset: number, limit: number, signal?: AbortSignal) =>
     getJson('overlay/nodes', { ...graphQuery(ref), side, state, offset, limit }, (b) => checkNodes(b, fileOf(ref)), signal),
+  summaries: (ref: GraphRef, side: Side, ids: string[], fields: 'all' | 'precision', signal?: AbortSignal) =>
+    postJson('overlay/summaries', { ...graphQuery(ref), side }, { ids, fields }, (b) => checkSummaries(b, fileOf(ref), ids, fields), signal),
   configs: (ref: GraphRef, signal?: AbortSignal) => getJson('overlay/configs', graphQuery(ref), (b) => checkConfigs(b, fileOf(ref)), signal),
   config: (ref: GraphRef, file: string, signal?: AbortSignal) =>
     getJson('overlay/config', { ...graphQuery(ref), file }, (b) => checkConfig(b, fileOf(ref)), signal),
@@ -93,6 +120,7 @@ export const OVERLAY_ROUTES: ReadonlySet<string> = new Set([
   'graph/worst',
   'graph/divergent',
   'overlay/nodes',
+  'overlay/summaries',
   'overlay/export',
   'overlay/save',
 ]);

@@ -63,7 +63,8 @@ export function FilePicker() {
         >
           {!tagEntry && <option value="" disabled />}
           {tags.map((e) => {
-            const name = t('picker.fileWithFormat', { tag: e.tag, ext: fileExtension(e.format) });
+            // A TensorBoard-side tag is already its file's name (`x.onnx`, `events…#graph_def`).
+            const name = e.format === 'vis' || e.format === 'db' ? t('picker.fileWithFormat', { tag: e.tag, ext: fileExtension(e.format) }) : e.tag;
             return (
               <option
                 key={`${e.format}/${e.tag}`}

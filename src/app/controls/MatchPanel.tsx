@@ -155,7 +155,7 @@ function PairLine({ pair }: { pair: Pair }) {
 }
 
 /** Names the server gives the files it writes: the original viewer's config names and a `.matched` copy. */
-function fileNames(tag: string, format: 'vis' | 'db', step: number, rank: number) {
+function fileNames(tag: string, format: string, step: number, rank: number) {
   return {
     config: format === 'db' ? visConfigName(tag, step, rank) : visConfigName(tag),
     copy: `${tag}.matched.${format === 'db' ? 'vis.db' : 'vis'}`,

@@ -7,7 +7,7 @@ export const overlayEn = {
   'match.hint': 'Pair nodes msprobe left unmatched (grey). Changes stay in this browser and its links; the file itself is only written when you save.',
   'match.single': 'Matching isn’t supported for a single graph.',
   'match.realData':
-    'Real-data file: the comparison columns can only be recomputed from the dumped tensors. Pairs whose tensors the server cannot read fail, with the reason.',
+    'Real-data file: the comparison columns are recomputed from the dumped tensors, found through the graph command’s compare.json in the run directory. Pairs whose tensors the server cannot read fail, with the reason.',
   'match.undo': 'Undo',
   'match.redo': 'Redo',
   'match.undoTip': 'Undo the last match or unmatch (Ctrl+Z)',
@@ -72,6 +72,10 @@ export const overlayEn = {
   'match.reason.notPaired': '{pair}: the nodes are not matched to each other.',
   'match.reason.emptyData': '{pair}: no inputs or no outputs to compare.',
   'match.reason.outputError': '{pair}: no output statistic can be compared.',
+  'match.reason.tensorsUnreachable':
+    '{pair}: recomputing a real-tensor comparison needs the dump’s tensors: put the graph command’s compare.json (npu_path, bench_path inside the log directory) in the run directory.',
+  'match.reason.tensorMissing': '{pair}: a tensor file of this pair is not in the dump’s dump_tensor_data.',
+  'match.reason.tensorUnreadable': '{pair}: a tensor file of this pair cannot be read (not a tensor file, or damaged).',
 
   'colors.edit': 'Edit colours',
   'colors.editTip': 'Edit the colour buckets: up to 5 ranges from a palette of 7',

@@ -5,7 +5,7 @@ export const overlayZhCN: Record<keyof typeof overlayEn, string> = {
   'match.title': '节点匹配',
   'match.hint': '为 msprobe 未匹配上的（灰色）节点手动配对。修改只保存在本浏览器及其链接中；只有点击保存时才会写入文件。',
   'match.single': '单图节点不支持匹配',
-  'match.realData': '真实数据文件：比对列只能根据 dump 的张量重新计算。服务器读取不到张量的节点对会失败，并给出原因。',
+  'match.realData': '真实数据文件：比对列根据 dump 的张量重新计算，张量通过运行目录中 graph 命令的 compare.json 找到。服务器读取不到张量的节点对会失败，并给出原因。',
   'match.undo': '撤销',
   'match.redo': '重做',
   'match.undoTip': '撤销上一次匹配或取消匹配（Ctrl+Z）',
@@ -70,6 +70,9 @@ export const overlayZhCN: Record<keyof typeof overlayEn, string> = {
   'match.reason.notPaired': '{pair}：两个节点并非互相匹配。',
   'match.reason.emptyData': '{pair}：没有可比较的输入或输出。',
   'match.reason.outputError': '{pair}：没有可比较的输出统计量。',
+  'match.reason.tensorsUnreachable': '{pair}：重新计算真实数据比对需要 dump 的张量：请把 graph 命令的 compare.json（npu_path、bench_path 位于日志目录内）放在运行目录中。',
+  'match.reason.tensorMissing': '{pair}：此节点对的某个张量文件不在 dump 的 dump_tensor_data 中。',
+  'match.reason.tensorUnreadable': '{pair}：此节点对的某个张量文件无法读取（不是张量文件或已损坏）。',
 
   'colors.edit': '编辑颜色',
   'colors.editTip': '编辑颜色区间：最多 5 个区间，颜色取自 7 色调色板',

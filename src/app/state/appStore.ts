@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { GraphMeta, NodeDetail, RunEntry, Side } from '../../core/api/types.js';
+import type { GraphFileFormat, GraphMeta, NodeDetail, RunEntry, Side } from '../../core/api/types.js';
 import type { IndexingProgress } from '../api/client.js';
 
 /**
@@ -29,7 +29,8 @@ export interface Selection {
 
 export type Lang = 'en' | 'zh-CN';
 
-export type GraphFormat = 'vis' | 'db';
+/** Which file a tag names (issue 16 added the TensorBoard-side formats). */
+export type GraphFormat = GraphFileFormat;
 
 /** The full records behind the info panel, by side (the selected node and its counterpart). */
 export interface NodeDetails {

@@ -1,5 +1,5 @@
 import type { MatchOp, OverlayRequest, OverlayResponse, PrecisionMetric } from '../../core/api/overlay.js';
-import type { ColorBucket, NodeSummary, Side } from '../../core/api/types.js';
+import type { ColorBucket, Side } from '../../core/api/types.js';
 import { validateBuckets, withUnmatchedBucket } from '../../core/colors/buckets.js';
 import { ApiRequestError, client, setOverlayProvider, type GraphRef, type Query } from '../api/client.js';
 import { OVERLAY_ROUTES, overlayApi } from '../api/overlay.js';
@@ -17,7 +17,7 @@ import {
   undoRedoKey,
   type OverlayDoc,
 } from '../commands/matchOps.js';
-import { loadedPages, patchSummaries } from '../commands/overlayRefresh.js';
+import { loadedIds, patchSummaries } from '../commands/overlayRefresh.js';
 import type { MessageKey } from '../i18n/i18n.js';
 import { paneFor } from '../pane/paneRegistry.js';
 import { currentGraph, describeError, revealNode } from './actions.js';
@@ -42,8 +42,6 @@ const RESPONSES_KEPT = 64;
 /** A registration stopped by the server's work budget (503) goes on from where it stopped when asked again. */
 const BUSY_RETRIES = 6;
 const BUSY_RETRY_MS = 300;
-/** Children pages asked for at once while the panes are refreshed. */
-const REFRESH_PARALLEL = 4;
 
 const signature = (key: string, request: OverlayRequest) => JSON.stringify([key, request]);
 
@@ -127,25 +125,22 @@ function repaint(): void {
   useAppStore.setState({ meta: next });
 }
 
-async function refreshPane(side: Side, ref: GraphRef, fileVersion: number): Promise<void> {
+async function refreshPane(side: Side, ref: GraphRef, fileVersion: number, fields: 'all' | 'precision'): Promise<void> {
   const pane = paneFor(side);
   if (!pane) return;
   const tree = pane.store.getState().tree;
-  const pages = loadedPages(tree);
-  const micro = useAppStore.getState().micro;
-  const summaries: NodeSummary[] = [];
-  for (let i = 0; i < pages.length; i += REFRESH_PARALLEL) {
-    const answers = await Promise.all(
-      pages.slice(i, i + REFRESH_PARALLEL).map((p) => client.children(ref, side, p.group, { micro, offset: p.offset, limit: p.limit })),
-    );
-    if (useAppStore.getState().fileVersion !== fileVersion) return;
-    for (const answer of answers) summaries.push(...answer.children);
-  }
-  pane.updateTree((t) => (t.rootId === tree.rootId ? patchSummaries(t, summaries) : t));
+  const ids = loadedIds(tree);
+  if (ids.length === 0) return;
+  const results = await overlayApi.summaries(ref, side, ids, fields);
+  if (useAppStore.getState().fileVersion !== fileVersion) return;
+  pane.updateTree((t) => (t.rootId === tree.rootId ? patchSummaries(t, results) : t));
 }
 
-/** Meta, both panes' loaded nodes and the selection's records, under the overlay now registered. */
-async function refreshView(ref: GraphRef): Promise<void> {
+/**
+ * Meta, the panes' loaded nodes and the selection's records, under the overlay now registered. `metricsOnly`: the
+ * operations are those of the overlay shown, so only NPU indexes can move (overlay.ts, metric choice).
+ */
+async function refreshView(ref: GraphRef, metricsOnly: boolean): Promise<void> {
   const version = useAppStore.getState().fileVersion;
   try {
     const meta = await client.meta(ref);
@@ -153,8 +148,8 @@ async function refreshView(ref: GraphRef): Promise<void> {
     useAppStore.setState({ meta });
     const selection = useAppStore.getState().selection;
     await Promise.all([
-      refreshPane('npu', ref, version),
-      refreshPane('bench', ref, version),
+      refreshPane('npu', ref, version, metricsOnly ? 'precision' : 'all'),
+      metricsOnly ? null : refreshPane('bench', ref, version, 'all'),
       selection ? revealNode(selection.side, selection.id, selection.positions, { quiet: true }) : null,
     ]);
   } catch (err) {
@@ -188,7 +183,7 @@ export async function commit(next: OverlayDoc, report?: Report): Promise<void> {
   const response = await registered(ref, key, next);
   if (get().doc !== next) return;
   set({ applied: response });
-  await refreshView(ref);
+  await refreshView(ref, JSON.stringify(overlayRequest(before)?.ops ?? []) === JSON.stringify(request?.ops ?? []));
   if (get().doc !== next) return;
   set((s) => ({ busy: false, version: s.version + 1 }));
   report?.(response, next);

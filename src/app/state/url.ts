@@ -1,4 +1,4 @@
-import type { Side } from '../../core/api/types.js';
+import type { GraphFileFormat, Side } from '../../core/api/types.js';
 import type { Lang } from './appStore.js';
 import { decodeGroups, decodeView, emptyPaneLink, encodeGroups, encodeView, type PaneLink } from './viewLink.js';
 
@@ -13,7 +13,7 @@ export interface HashState {
   run: string | null;
   tag: string | null;
   /** `vis` | `db`: which of a same-name `.vis` / `.vis.db` pair; null = the server's choice (omitted). */
-  format: 'vis' | 'db' | null;
+  format: GraphFileFormat | null;
   /** `.vis.db` step and rank; null = the file's first (written by omitting the key). */
   step: number | null;
   rank: number | null;
@@ -70,7 +70,7 @@ export function parseHash(hash: string): HashState {
     page: 'graphs',
     run: params.get('run'),
     tag: params.get('tag'),
-    format: format === 'vis' || format === 'db' ? format : null,
+    format: HASH_FORMATS.includes(format as GraphFileFormat) ? (format as GraphFileFormat) : null,
     step: intOrNull(params.get('step')),
     rank: intOrNull(params.get('rank')),
     micro: Number.isInteger(micro) && micro >= -1 ? micro : -1,
@@ -85,6 +85,8 @@ export function parseHash(hash: string): HashState {
     ...(params.get('ov') !== null ? { overlay: params.get('ov') } : {}),
   };
 }
+
+const HASH_FORMATS: readonly GraphFileFormat[] = ['vis', 'db', 'tfevents', 'graphdef', 'onnx'];
 
 export function formatHash(state: HashState): string {
   const params = new URLSearchParams();

@@ -77,7 +77,7 @@ export async function applyHash(target: HashState): Promise<void> {
         return;
       }
       target = { ...target, tag: first.tag, format: first.format };
-      firstOfRun = first.format ? `${first.tag}.${fileExtension(first.format)}` : first.tag;
+      firstOfRun = first.format === 'vis' || first.format === 'db' ? `${first.tag}.${fileExtension(first.format)}` : first.tag;
     } else if (!s.runs.some((r) => r.run === target.run)) {
       showMissingRun(target.run, 'unknownRun');
       return;

@@ -19,6 +19,8 @@
  * while the recomputed values are read: the client asks again, as for graph routes.
  */
 
+import type { NodeSummary } from './types.js';
+
 /**
  * `match` / `unmatch`: the pair with its forward↔backward partner, and its children when `children` (§4.4).
  * `config`: one `.vis.config` entry as the original applies it — the pair alone (no partner, no children; `children`
@@ -54,7 +56,12 @@ export type MatchFailure =
   | 'notMatched'
   | 'emptyData'
   | 'outputError'
-  | 'notPaired';
+  | 'notPaired'
+  // Real-tensor files: no compare.json in the run directory leads to the dumps (inside the log dir); a tensor file
+  // of the pair is not there; one cannot be read.
+  | 'tensorsUnreachable'
+  | 'tensorMissing'
+  | 'tensorUnreadable';
 
 export interface OpOutcome {
   /** Pairs (un)matched by this op: the pair itself, its forward/backward partner and children. */
@@ -83,6 +90,27 @@ export interface OverlayNodesResponse {
   total: number;
   offset: number;
   results: Array<{ id: string; path: string[]; counterpart: string | null }>;
+}
+
+/**
+ * `POST /api/overlay/summaries?run&tag&…&overlay&side` body `{ ids, fields? }` (at most 200,000 ids, 32 MiB): the
+ * fields an overlay can change of many loaded nodes at once, as `/api/graph/children` under the same overlay answers
+ * them (`overlay` absent = the file as it is). A recolour after a match or a metric choice asks this once per side
+ * instead of every loaded children page again. `fields: "precision"` (a metric choice changes nothing else) answers
+ * the index alone. The answer is positional — entry k is ids[k] — so it does not repeat the ids: `missing` lists the
+ * positions the side does not hold (their entries are null / absent).
+ */
+export interface OverlaySummariesRequest {
+  ids: string[];
+  fields?: 'all' | 'precision';
+}
+
+export interface OverlaySummariesResponse {
+  missing: number[];
+  precisionIndex: Array<NodeSummary['precisionIndex']>;
+  /** With `fields: "all"` (the default). */
+  overflowLevel?: Array<NodeSummary['overflowLevel']>;
+  matchedNodeLink?: Array<NodeSummary['matchedNodeLink']>;
 }
 
 /** `GET /api/overlay/configs?run&tag&…`: the `*.vis.config` files in the run directory. */

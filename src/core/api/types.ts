@@ -19,10 +19,21 @@ export interface RunEntry {
   run: string;
   tags: TagEntry[];
 }
+/**
+ * msprobe files (`vis`, `db`) and, issue 16, TensorBoard-side graphs: `tfevents` (one tag per graph record of an event
+ * file), `graphdef` (`.pb` / `.pbtxt`), `onnx`.
+ */
+export type GraphFileFormat = 'vis' | 'db' | 'tfevents' | 'graphdef' | 'onnx';
+
 export interface TagEntry {
-  /** File name without `.vis` / `.vis.db`. */
+  /**
+   * File name without `.vis` / `.vis.db`; a GraphDef / ONNX file's whole name; an event file's graph
+   * `<file name>#<graph tag>` (`graph_def`, `graph_def_1`…).
+   */
   tag: string;
-  format: 'vis' | 'db';
+  format: GraphFileFormat;
+  /** An event file's graph: the step of its record. */
+  step?: number;
   /** null while unknown (not yet opened) or when the file could not be read. */
   graphType: GraphType | null;
   sizeBytes: number;
@@ -41,7 +52,7 @@ export interface ColorBucket {
 export interface GraphMeta {
   run: string;
   tag: string;
-  format: 'vis' | 'db';
+  format: GraphFileFormat;
   graphType: GraphType;
   task: Task;
   microSteps: number;
@@ -92,6 +103,24 @@ export interface ChildrenResponse {
   children: NodeSummary[];
   /** All children of the node (after the micro filter), whatever the page. */
   total?: number;
+  /**
+   * TensorBoard-side graphs (issue 16): the dataflow edges among all the node's children (not only this page), each
+   * lifted to the children containing its ends and parallel ones bundled with counts, for the group's dagre layout.
+   * Absent for msprobe graphs, which carry no edges.
+   */
+  edges?: GraphEdge[];
+}
+
+/** A bundle of dataflow edges between two sibling nodes (src/core/tbgraph/hierarchy.ts TbMetaEdge). */
+export interface GraphEdge {
+  from: string;
+  to: string;
+  /** Data edges bundled here. */
+  data: number;
+  /** Control dependencies (`^x` inputs) bundled here: drawn dashed. */
+  control: number;
+  /** Up to 3 distinct dtype[shape] labels of the data edges. */
+  labels: string[];
 }
 
 /** One formatted input/output item exactly as stored in the file (all values are strings in msprobe output). */

@@ -50,13 +50,15 @@ export interface CompareOutcome {
   applyTensorMetrics(metrics: TensorMetrics[]): void;
 }
 
-function tensorPath(graph: Graph, dataName: PyValue | undefined): string | null {
+/** `{dump dir}/dump_tensor_data/{data_name}` (§3.6), or null for no file (`"-1"`); also used by manual matching. */
+export function tensorPath(dumpDir: string, dataName: PyValue | undefined): string | null {
   if (typeof dataName !== 'string' || dataName === '-1' || dataName === '') return null;
-  const dir = graph.dumpDir.endsWith('/') ? graph.dumpDir.slice(0, -1) : graph.dumpDir;
+  const dir = dumpDir.endsWith('/') ? dumpDir.slice(0, -1) : dumpDir;
   return `${dir}/dump_tensor_data/${dataName}`;
 }
 
-function withMetrics(row: CompareRow, m: TensorMetrics): void {
+/** A real-tensor row's six metric cells, its Requires_grad Consistent kept (REAL_COLUMNS order). */
+export function withMetrics(row: CompareRow, m: TensorMetrics): void {
   const consistent = row.values[row.values.length - 1];
   row.values = [m.cosine, m.eucDist, m.maxAbsErr, m.maxRelativeErr, m.oneThousandth, m.fiveThousandths, consistent];
 }
@@ -95,8 +97,8 @@ export function compareGraphs(npu: Graph, bench: Graph, options: CompareOptions)
   const tensorJobs: TensorJob[] = [];
   const jobRows: CompareRow[] = [];
   for (const row of realRows) {
-    const npuPath = tensorPath(npu, row.npuDataName);
-    const benchPath = tensorPath(bench, row.benchDataName);
+    const npuPath = tensorPath(npu.dumpDir, row.npuDataName);
+    const benchPath = tensorPath(bench.dumpDir, row.benchDataName);
     if (npuPath === null) {
       withMetrics(row, sameMetric('unsupported', 'NPU does not have data file.'));
     } else if (benchPath === null) {

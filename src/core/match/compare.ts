@@ -1,6 +1,7 @@
 import type { IoItem } from '../api/types.js';
 import type { MatchFailure } from '../api/overlay.js';
 import { pyFixed, pyMax, pyMin, pyParseFloat } from '../compare/pyNumber.js';
+import { compareReal, type PendingTensors, type TensorLookup } from './realCompare.js';
 
 /**
  * The comparison a manual match computes (reference-viewer.md §4.4, the original's `match_nodes_model.py`): what the
@@ -43,7 +44,8 @@ export type CompareResult =
       /** The NPU node's new items (md5: the same objects, unchanged). */
       inputData: Items;
       outputData: Items;
-      precisionIndex: number;
+      /** null: the pair has no item rows, and `graph` leaves such a node without an index (real-tensor files). */
+      precisionIndex: number | null;
       /**
        * The Python type the original stores, for writers that must reproduce its bytes: md5 gives the ints 0/1;
        * summary gives a float, except `min(x, 1)` with x > 1, which is the int 1.
@@ -57,12 +59,16 @@ export function isMatchTask(task: string): task is MatchTask {
 }
 
 /**
- * Pairs an NPU node with a Bench node. Real-tensor files (`all`) and everything else are refused: recomputing them
- * needs the tensors, and the original refuses them too (`taskTypeError`).
+ * Pairs an NPU node with a Bench node. Real-tensor files (`all`) need the dump's tensors (`tensors`, read by the
+ * server: realCompare.ts), and are refused without them, as the original refuses them (`taskTypeError`); other
+ * tasks are refused.
  */
-export function compareMatched(task: string, npu: CompareSide, bench: CompareSide): CompareResult {
+export function compareMatched(task: string, npu: CompareSide, bench: CompareSide): CompareResult;
+export function compareMatched(task: string, npu: CompareSide, bench: CompareSide, tensors: TensorLookup | undefined): CompareResult | PendingTensors;
+export function compareMatched(task: string, npu: CompareSide, bench: CompareSide, tensors?: TensorLookup): CompareResult | PendingTensors {
   if (task === 'md5') return compareMd5(npu, bench);
   if (task === 'summary') return compareSummary(npu, bench);
+  if (task === 'all' && tensors) return compareReal(npu, bench, tensors);
   return { ok: false, reason: 'taskNotSupported' };
 }
 

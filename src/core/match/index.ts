@@ -9,7 +9,9 @@
  * depth-first), each either `ok` with the new state of both nodes (`npuChange`, `benchChange`: matched_node_link,
  * precision_index, items) or failed with a `MatchFailure` code (api/overlay.ts; the UI words it in en/zh):
  * - `planMatch(graph, task, npu, bench, { withChildren })` — both unmatched and of one node_type; summary recomputes
- *   the NPU items' `*AbsErr` / `*RelativeErr` and `precision_index`, md5 the 0/1 index; `all` is refused.
+ *   the NPU items' `*AbsErr` / `*RelativeErr` and `precision_index`, md5 the 0/1 index; `all` recomputes the six
+ *   real-tensor columns and its index with the `graph` command's code from tensors the caller reads
+ *   (`options.tensors`, realCompare.ts: a plan with `pending` tensors is a draft to plan again), else is refused.
  * - `planUnmatch(graph, task, npu, bench, { withChildren })` — the pair must be matched to each other; summary strips
  *   the eight keys again, so unmatching a match of ours restores the items exactly.
  * - `planConfig(graph, task, pairs)` — a `.vis.config`'s entries, each alone.
@@ -22,7 +24,8 @@
  *
  * Where this departs from the original, on purpose (each explained where it is done): the partner swaps only the
  * direction segment of an id; a node already matched is not silently re-matched; matched_node_link is the counterpart's
- * full root-first path on both file formats; null / non-numeric statistics count as NaN instead of failing the request.
+ * full root-first path on both file formats; null / non-numeric statistics count as NaN instead of failing the request;
+ * real-tensor files are matched (the original refuses them) when the caller can read their tensors.
  */
 export {
   ADD_MATCH_KEYS,
@@ -54,7 +57,15 @@ export {
   type PairRole,
   type PlanOptions,
 } from './plan.js';
-export { precisionFromMetrics } from './precision.js';
+export { metricCells, metricMask, precisionFromCells, precisionFromMetrics, type MetricCells } from './precision.js';
+export {
+  compareReal,
+  REAL_MATCH_KEYS,
+  unmatchedRealData,
+  type PendingTensors,
+  type TensorLookup,
+  type TensorRequest,
+} from './realCompare.js';
 export {
   MAX_VIS_CONFIG_CHARS,
   parseVisConfig,

@@ -2,6 +2,7 @@ import type { MatchFailure } from '../api/overlay.js';
 import type { Side } from '../api/types.js';
 import { compareMatched, isMatchTask, unmatchedData, type Items } from './compare.js';
 import { childGroupKey, partnerName } from './names.js';
+import { unmatchedRealData, type TensorLookup, type TensorRequest } from './realCompare.js';
 
 /**
  * Planning manual match / unmatch operations (reference-viewer.md §4.4): which node pairs change and how, without
@@ -75,11 +76,18 @@ export interface MatchPlan {
   readonly failed: number;
   /** Partners, children and config entries already in the asked-for state (no op; not a failure). */
   readonly unchanged: number;
+  /**
+   * Real-tensor files: tensor pairs not read yet. Non-empty means the plan is a draft (those pairs were assumed to
+   * compare, to find every pair the op reaches): read them, then plan again.
+   */
+  readonly pending: readonly TensorRequest[];
 }
 
 export interface PlanOptions {
   /** Also pair (unpair) the children, recursively (the UI's "also operate on children", on by default there). */
   withChildren?: boolean;
+  /** Real-tensor (`all`) files: the dump's tensors, without which their matches are refused (realCompare.ts). */
+  tensors?: TensorLookup;
 }
 
 /**
@@ -174,19 +182,21 @@ function paired(n: MatchNode, b: MatchNode): boolean {
 class Planner {
   readonly view: OverlayGraph;
   readonly ops: PairOp[] = [];
+  readonly pending: TensorRequest[] = [];
   unchanged = 0;
   private readonly paths: Record<Side, Map<string, readonly string[]>> = { npu: new Map(), bench: new Map() };
 
   constructor(
     graph: MatchGraph,
     readonly task: string,
+    private readonly tensors?: TensorLookup,
   ) {
     this.view = new OverlayGraph(graph);
   }
 
   plan(): MatchPlan {
     const done = this.ops.filter((o) => o.ok).length;
-    return { ops: this.ops, done, failed: this.ops.length - done, unchanged: this.unchanged };
+    return { ops: this.ops, done, failed: this.ops.length - done, unchanged: this.unchanged, pending: this.pending };
   }
 
   private record(op: PairOp): void {
@@ -272,21 +282,22 @@ class Planner {
   }
 
   private compareAndLink(n: MatchNode, b: MatchNode, role: PairRole, depth: number): boolean {
-    const result = compareMatched(this.task, n, b);
-    if (!result.ok) {
+    const result = compareMatched(this.task, n, b, this.tensors);
+    if (result.ok === false) {
       this.fail('match', role, depth, n.id, b.id, result.reason);
       return false;
     }
-    const npuChange: Mutable<NodeChange> = {
-      side: 'npu',
-      id: n.id,
-      matchedNodeLink: this.path('bench', b.id),
-      precisionIndex: result.precisionIndex,
-      precisionIsInt: result.precisionIsInt,
-    };
-    if (this.task === 'summary') {
-      npuChange.inputData = result.inputData;
-      npuChange.outputData = result.outputData;
+    const npuChange: Mutable<NodeChange> = { side: 'npu', id: n.id, matchedNodeLink: this.path('bench', b.id) };
+    if (result.ok === 'pending') {
+      // Assumed to compare, so the draft reaches every pair the real plan can (a failure only stops a recursion).
+      this.pending.push(...result.needs);
+    } else {
+      npuChange.precisionIndex = result.precisionIndex;
+      npuChange.precisionIsInt = result.precisionIsInt;
+      if (this.task === 'summary' || this.task === 'all') {
+        npuChange.inputData = result.inputData;
+        npuChange.outputData = result.outputData;
+      }
     }
     const benchChange: NodeChange = { side: 'bench', id: b.id, matchedNodeLink: this.path('npu', n.id) };
     this.record({ kind: 'match', role, depth, npu: n.id, bench: b.id, ok: true, npuChange, benchChange });
@@ -359,6 +370,9 @@ class Planner {
     if (this.task === 'summary') {
       npuChange.inputData = unmatchedData(n.inputData);
       npuChange.outputData = unmatchedData(n.outputData);
+    } else if (this.task === 'all') {
+      npuChange.inputData = unmatchedRealData(n.inputData);
+      npuChange.outputData = unmatchedRealData(n.outputData);
     }
     const benchChange: NodeChange = { side: 'bench', id: benchId, matchedNodeLink: [] };
     this.record({ kind: 'unmatch', role, depth, npu: npuId, bench: benchId, ok: true, npuChange, benchChange });
@@ -379,16 +393,25 @@ class Planner {
 }
 
 function refused(kind: PairKind, npu: string, bench: string): MatchPlan {
-  return { ops: [{ kind, role: 'pair', depth: 0, npu, bench, ok: false, reason: 'taskNotSupported' }], done: 0, failed: 1, unchanged: 0 };
+  return { ops: [{ kind, role: 'pair', depth: 0, npu, bench, ok: false, reason: 'taskNotSupported' }], done: 0, failed: 1, unchanged: 0, pending: [] };
+}
+
+/**
+ * Statistics and md5 files; real-tensor files when the caller can read their tensors (an unmatch reads none, but
+ * without a caller that can, they are refused as the original refuses them: `taskTypeError`).
+ */
+function supported(task: string, tensors: TensorLookup | undefined): boolean {
+  return isMatchTask(task) || (task === 'all' && tensors !== undefined);
 }
 
 /**
  * Match an unmatched NPU node with an unmatched Bench node of the same node_type, with its forward↔backward partner
- * and, when `withChildren`, their children (§4.4). Statistics (`summary`) and `md5` files only.
+ * and, when `withChildren`, their children (§4.4). Statistics (`summary`) and `md5` files, and real-tensor (`all`)
+ * files given `options.tensors`.
  */
 export function planMatch(graph: MatchGraph, task: string, npuId: string, benchId: string, options: PlanOptions = {}): MatchPlan {
-  if (!isMatchTask(task)) return refused('match', npuId, benchId);
-  const p = new Planner(graph, task);
+  if (!supported(task, options.tensors)) return refused('match', npuId, benchId);
+  const p = new Planner(graph, task, options.tensors);
   if (p.add(npuId, benchId, 0, true, true) && options.withChildren) {
     const n = p.view.node('npu', npuId)!;
     const b = p.view.node('bench', benchId)!;
@@ -399,7 +422,7 @@ export function planMatch(graph: MatchGraph, task: string, npuId: string, benchI
 
 /** Unmatch a pair matched to each other, with its partner and, when `withChildren`, the matched NPU subtree (§4.4). */
 export function planUnmatch(graph: MatchGraph, task: string, npuId: string, benchId: string, options: PlanOptions = {}): MatchPlan {
-  if (!isMatchTask(task)) return refused('unmatch', npuId, benchId);
+  if (!supported(task, options.tensors)) return refused('unmatch', npuId, benchId);
   const p = new Planner(graph, task);
   if (p.remove(npuId, benchId, 0, true) && options.withChildren) {
     const n = p.view.node('npu', npuId)!;
@@ -414,17 +437,18 @@ export function planUnmatch(graph: MatchGraph, task: string, npuId: string, benc
  * partner or children — a config written by the original already lists partners and children as entries of their own.
  * An entry already matched to each other counts as unchanged, so importing a config twice changes nothing.
  */
-export function planConfig(graph: MatchGraph, task: string, pairs: Iterable<readonly [string, string]>): MatchPlan {
+export function planConfig(graph: MatchGraph, task: string, pairs: Iterable<readonly [string, string]>, options: Pick<PlanOptions, 'tensors'> = {}): MatchPlan {
   const list = [...pairs];
-  if (!isMatchTask(task)) {
+  if (!supported(task, options.tensors)) {
     return {
       ops: list.map(([npu, bench]): PairOp => ({ kind: 'match', role: 'pair', depth: 0, npu, bench, ok: false, reason: 'taskNotSupported' })),
       done: 0,
       failed: list.length,
       unchanged: 0,
+      pending: [],
     };
   }
-  const p = new Planner(graph, task);
+  const p = new Planner(graph, task, options.tensors);
   for (const [npu, bench] of list) p.add(npu, bench, 0, false, false);
   return p.plan();
 }

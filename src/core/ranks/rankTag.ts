@@ -29,7 +29,7 @@ export interface RankFile {
  * The `.vis` files of the same graph command and step as `tag` (itself included), one per rank, by rank; [] when
  * `tag` names no rank. `files` are the run's listed files.
  */
-export function rankSiblings(files: ReadonlyArray<{ tag: string; format: 'vis' | 'db' }>, tag: string): RankFile[] {
+export function rankSiblings(files: ReadonlyArray<{ tag: string; format: string }>, tag: string): RankFile[] {
   const own = parseRankTag(tag);
   if (!own) return [];
   const byRank = new Map<number, string>();
