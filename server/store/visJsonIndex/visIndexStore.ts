@@ -111,7 +111,7 @@ export class VisIndexStore implements GraphStore {
       const out: Array<NodeItems | undefined> = new Array(q.ids.length).fill(undefined);
       if (!side) return out;
       // Records in file order, read in runs as the summaries' links are; a record too big for one read is read capped.
-      const order = entries.map((e, k) => k).sort((a, b) => side.start[entries[a]] - side.start[entries[b]]);
+      const order = entries.map((_, k) => k).sort((a, b) => side.start[entries[a]] - side.start[entries[b]]);
       for (let i = 0; i < order.length; ) {
         checkBudget();
         const e0 = entries[order[i]];

@@ -7,7 +7,6 @@ import type {
   OverlayRequest,
   OverlayResponse,
   OverlaySaveRequest,
-  OverlaySummariesResponse,
   OverlayWriteResponse,
 } from '../../core/api/overlay.js';
 import type { NodeSummary, Side } from '../../core/api/types.js';
