@@ -7,7 +7,7 @@
 // is replaced wholesale. `npm run build` runs it, so examples/ is a build product (git-ignored) and can be full-size;
 // `--small` keeps each run within a size budget (for shipping the directory in a package).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -116,6 +116,8 @@ try {
     readme.push(`- \`${r.run}/\`: ${r.about}; ${describeVariant(variant)}.`);
   }
   writeFileSync(path.join(staging, 'README.md'), `${readme.join('\n')}\n`);
+  // examples/slurm/ (the sharded-build job scripts, issue 19) is kept in git, not generated: it moves along.
+  if (existsSync(path.join(target, 'slurm'))) cpSync(path.join(target, 'slurm'), path.join(staging, 'slurm'), { recursive: true });
   const total = du(staging);
   const old = path.join(repo, `.examples-old-${process.pid}`);
   if (existsSync(target)) renameSync(target, old);

@@ -190,8 +190,8 @@ export function benchCommandLine(name, repo, cases, extra = {}) {
   };
 }
 
-/** Bump when the generated files change: older ones in a work dir are generated again. */
-const LARGE_VIS_VERSION = 2;
+/** Bump when the generated files change: older ones in a work dir are generated again (3: Bench links as msprobe writes them). */
+const LARGE_VIS_VERSION = 3;
 
 /**
  * The viewer benchmarks' large compare file (bench/visgen: wide, 2 micro steps) of `nodes` per side, generated once

@@ -56,11 +56,14 @@ export function writeDbFile(file, tree, o) {
     const micro = new Int32Array(tree.size);
     for (let i = 1; i < tree.size; i++) micro[i] = o.microOf(i) ?? micro[tree.parent[i]];
     const sides = o.compare ? ['NPU', 'Bench'] : ['NPU'];
+    const npuMatched = new Uint8Array(tree.size);
     for (const step of o.steps) {
       for (const rank of o.ranks) {
         for (const side of sides) {
           const content = new NodeContent(o.seed + step * 7919 + rank * 104729);
           const npuCompare = o.compare && side === 'NPU';
+          // The Bench side links the nodes the NPU side matched (msprobe-format.md §3.2: one list on both sides).
+          if (npuCompare) npuMatched.fill(0);
           const graphId = `${side}_${step}_${rank}`;
           /** @type {Map<string, string>} */
           const stacks = new Map();
@@ -70,7 +73,8 @@ export function writeDbFile(file, tree, o) {
               const id = tree.ids[i];
               const leaf = tree.childCount[i] === 0;
               const precision = npuCompare && i > 0 ? content.precision() : null;
-              const matched = !o.compare || precision !== null || i === 0;
+              const matched = !o.compare || i === 0 || (npuCompare ? precision !== null : npuMatched[i] === 1);
+              if (npuCompare && matched) npuMatched[i] = 1;
               const stackText = strList(leaf && i > 0 ? content.stack().map((s) => JSON.stringify(s).slice(1, -1)) : []);
               let stackId = stacks.get(stackText);
               if (stackId === undefined) stacks.set(stackText, (stackId = `${graphId}_${stacks.size}`));

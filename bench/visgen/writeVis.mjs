@@ -54,7 +54,8 @@ function itemsText(items, level) {
  * The side object's members (`root`, `dump_data_dir`, `node`) at `base` indentation, without the closing newline.
  * @param {import('./tree.mjs').Tree} tree
  * @param {NodeContent} content
- * @param {{ side: 'NPU' | 'Bench', compare: boolean, base: number, microOf: (node: number) => number | null }} o
+ * @param {{ side: 'NPU' | 'Bench', compare: boolean, base: number, microOf: (node: number) => number | null, npuMatched: Uint8Array }} o
+ *   `npuMatched`: filled by the NPU side, read by the Bench side (written after it)
  * @param {TextSink} sink
  */
 function writeSide(tree, content, o, sink) {
@@ -67,7 +68,9 @@ function writeSide(tree, content, o, sink) {
     const id = tree.ids[i];
     const leaf = tree.childCount[i] === 0;
     const precision = npuCompare && i > 0 ? content.precision() : null;
-    const matched = !o.compare || precision !== null || i === 0;
+    // The Bench side links the nodes the NPU side matched (msprobe-format.md §3.2: one list on both sides).
+    const matched = !o.compare || i === 0 || (npuCompare ? precision !== null : o.npuMatched[i] === 1);
+    if (npuCompare && matched) o.npuMatched[i] = 1;
     /** @type {Array<[string, Array<[string, string]>]>} */
     const inputs = i === 0 ? [] : [[`${id}.input.0`, content.item(npuCompare)]];
     if (leaf && i > 0) inputs.push([`${id}.input.1`, content.item(npuCompare)]);
@@ -106,11 +109,12 @@ export function writeVisFile(file, tree, o) {
   try {
     const content = new NodeContent(o.seed);
     const microOf = o.microOf;
+    const npuMatched = new Uint8Array(tree.size);
     if (o.compare) {
       sink.put(`{\n${P[1]}"NPU": {\n`);
-      writeSide(tree, content, { side: 'NPU', compare: true, base: 2, microOf }, sink);
+      writeSide(tree, content, { side: 'NPU', compare: true, base: 2, microOf, npuMatched }, sink);
       sink.put(`\n${P[1]}},\n${P[1]}"Bench": {\n`);
-      writeSide(tree, content, { side: 'Bench', compare: true, base: 2, microOf }, sink);
+      writeSide(tree, content, { side: 'Bench', compare: true, base: 2, microOf, npuMatched }, sink);
       sink.put(`\n${P[1]}},\n${P[1]}"ToolTip": ${TOOL_TIP},\n${P[1]}"Colors": {\n`);
       sink.put(
         COLORS.map(
@@ -124,7 +128,7 @@ export function writeVisFile(file, tree, o) {
     } else {
       // A build file is the graph object itself: root / dump_data_dir / node at the top level.
       sink.put('{\n');
-      writeSide(tree, content, { side: 'NPU', compare: false, base: 1, microOf }, sink);
+      writeSide(tree, content, { side: 'NPU', compare: false, base: 1, microOf, npuMatched }, sink);
       sink.put(`,\n${P[1]}"MicroSteps": ${o.microSteps},\n`);
     }
     sink.put(`${P[1]}"OverflowCheck": false\n}`);

@@ -3,7 +3,8 @@ import { Command, Option } from 'commander';
 import type { GraphRunSummary } from '../graph/runSummary.js';
 import { abortOnSignals } from '../interrupt.js';
 import { acceptSpellings, spellOutFlags } from './argv.js';
-import type { CliIo } from './program.js';
+import { UsageError, type CliIo } from './program.js';
+import { parseIdSet, parseShard } from './shardArgs.js';
 import { useBatchJitBudget } from '../jitBudget.js';
 
 /**
@@ -27,6 +28,10 @@ interface GraphFlags {
   framework?: 'pytorch' | 'mindspore';
   format: 'vis' | 'db';
   quiet?: boolean;
+  ranks?: string;
+  steps?: string;
+  shard?: string;
+  shardCount?: string;
 }
 
 export function registerGraphCommand(program: Command, io?: CliIo): void {
@@ -43,7 +48,17 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
     .addOption(new Option('--framework <name>', 'framework of the dumps (real tensors)').choices(['pytorch', 'mindspore']))
     .addOption(new Option('--format <format>', 'output: db (one .vis.db) or vis (JSON .vis files)').choices(['db', 'vis']).default('db'))
     .option('--quiet', 'no progress bar')
+    .option('--ranks <list>', 'build only these ranks, e.g. 0-127,200')
+    .option('--steps <list>', 'build only these steps, e.g. 0-3')
+    .option('--shard <K/N|auto>', 'build the K-th (0-based) of N slices of the (step, rank) pairs; auto: from the Slurm array task or JOB_COMPLETION_INDEX')
+    .option('--shard-count <N>', 'with --shard auto in a Kubernetes Indexed Job: the number of shards (completions)')
     .action(async (flags: GraphFlags) => {
+      const select = {
+        ranks: flags.ranks === undefined ? null : parseIdSet(flags.ranks, '--ranks'),
+        steps: flags.steps === undefined ? null : parseIdSet(flags.steps, '--steps'),
+      };
+      if (flags.shardCount !== undefined && flags.shard === undefined) throw new UsageError('--shard-count goes with --shard auto');
+      const shard = flags.shard === undefined ? undefined : parseShard(flags.shard, flags.shardCount, process.env);
       useBatchJitBudget();
       // Loaded when the command runs: the other commands' modules stay unread (start-up time).
       const { runGraphCommand } = await import('../graph/runGraph.js');
@@ -58,6 +73,8 @@ export function registerGraphCommand(program: Command, io?: CliIo): void {
         framework: flags.framework,
         format: flags.format,
         quiet: flags.quiet,
+        select,
+        shard,
         signal: stop.signal,
       }).finally(stop.release);
       for (const line of warningLines(summary.warnings)) warn(`probeboard: warning: ${line}\n`);

@@ -16,6 +16,7 @@ import {
 } from './outputFiles.js';
 import { openDbRowTarget } from './dbWorker.js';
 import { VisDbWriter } from './writeDb.js';
+import { writeShardTable, type ShardMeta } from './shardMeta.js';
 
 /** What one exported (step, rank) carries besides its graphs (msprobe's GraphExportConfig). */
 export interface ExportMeta {
@@ -57,9 +58,9 @@ export interface GraphSink {
  * index upkeep then overlap making the rows and the next units (a single 96-layer comparison takes a tenth less
  * time, a million-node run a sixth).
  */
-export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string): GraphSink {
+export function openSink(format: 'vis' | 'db', out: OutputDir, kind: 'build' | 'compare', ts: string, shard?: ShardMeta): GraphSink {
   out.prepare();
-  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts);
+  return format === 'vis' ? new VisSink(out, kind, ts) : new DbSink(out, kind, ts, shard);
 }
 
 /** A `.vis` waiting for its step's cross-rank matching: written without `matched_distributed`, marks kept. */
@@ -150,15 +151,17 @@ class DbSink implements GraphSink {
   private readonly writer: VisDbWriter;
   /** The name the file gets (named in write errors). */
   private readonly file: string;
+  private readonly temp: string;
 
   constructor(
     private readonly out: OutputDir,
     private readonly kind: 'build' | 'compare',
     ts: string,
+    private readonly shard?: ShardMeta,
   ) {
     const name = dbFileName(kind, ts);
     this.file = out.finalPath(name);
-    const temp = out.reserve(name);
+    const temp = (this.temp = out.reserve(name));
     try {
       this.writer = new VisDbWriter(openDbRowTarget(temp));
     } catch (e) {
@@ -197,6 +200,7 @@ class DbSink implements GraphSink {
 
   async commit(): Promise<string[]> {
     await writingTo(this.file, () => this.writer.finish());
+    if (this.shard) await writingTo(this.file, () => writeShardTable(this.temp, this.shard!));
     return this.out.commit();
   }
 

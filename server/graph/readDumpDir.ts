@@ -55,14 +55,17 @@ export interface PreparedDumpDir extends DumpDirContents {
  * (md5, overflow levels) is taken on the way. Same files, order and errors. `itemRoom`: values every item will
  * get later (the compare columns of the NPU side).
  */
-export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolean; itemRoom?: number } = {}): PreparedDumpDir {
+export function readDumpDirForBuild(
+  dir: string,
+  opts: { overflowLevels?: boolean; itemRoom?: number; skipStack?: boolean; only?: (name: string) => boolean } = {},
+): PreparedDumpDir {
   const { constructFile, dumpFile, stackFile } = dumpFiles(dir);
   reserveFileBuffer(constructFile, dumpFile, stackFile);
   const construct = readingFile(constructFile, () => parseConstructJson(readBytes(constructFile), constructFile, bufferUtf8));
   // dump.json is read from its bytes: it never becomes one string, which would live until a full collection.
   const dumpBytes = readBytes(dumpFile);
   const findMd5 = dumpBytes.includes('md5');
-  const newReader = () => new EntryReader(dumpFile, findMd5, opts.overflowLevels ?? false);
+  const newReader = () => new EntryReader(dumpFile, findMd5, opts.overflowLevels ?? false, opts.only);
   // Straight to items (dumpItemsFromBytes.ts); a file that reader leaves, the general one reads afresh.
   let reader = newReader();
   let head = readDumpItems(dumpBytes, reader, bufferUtf8, opts.itemRoom);
@@ -81,7 +84,8 @@ export function readDumpDirForBuild(dir: string, opts: { overflowLevels?: boolea
   }
   const dumpDataDir = head.top.has('dump_data_dir') ? head.top.get('dump_data_dir')! : '';
   if (head.data === 'other') throw new DumpFileError(dumpFile, "Invalid type for 'data': expected a dict (a JSON object)");
-  const stack = readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile, bufferUtf8));
+  // `skipStack`: a peer rank read only for its communication nodes (runStep.ts `distributedUnit`) needs no stacks.
+  const stack = opts.skipStack ? new Map<string, string[]>() : readingFile(stackFile, () => parseStackJson(readBytes(stackFile), stackFile, bufferUtf8));
   return {
     construct,
     dump: { dumpDataDir, data: new Map() },
@@ -106,9 +110,15 @@ class EntryReader implements DumpVisitor, DumpItemsVisitor {
     file: string,
     private readonly findMd5: boolean,
     overflowLevels: boolean,
+    /** Read only these entries (the byte reader passes over the others; the general reader reads them all). */
+    private readonly only?: (name: string) => boolean,
   ) {
     this.entries = new PreparedEntries(file);
     this.levels = overflowLevels ? new Map() : null;
+  }
+
+  skips(name: string): boolean {
+    return this.only !== undefined && !this.only(name);
   }
 
   seen(name: string): boolean {

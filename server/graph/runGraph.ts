@@ -4,11 +4,13 @@ import { readingFile } from '../../src/core/formats/dumpFileError.js';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { GraphFileError } from '../store/graphStore.js';
 import { compareUnit, type CompareSettings } from './compareUnit.js';
-import { planRun } from './dumpLayout.js';
+import { planRun, type DumpUnit, type RunPlan } from './dumpLayout.js';
 import { openSink } from './graphSinks.js';
 import { OutputDir, runTimestamp } from './outputFiles.js';
 import { asGraphFileError, readText } from './readDumpDir.js';
-import { buildUnit, runStep, type StepContext } from './runStep.js';
+import { buildUnit, distributedUnit, runStep, type StepContext } from './runStep.js';
+import { buildKey, selectUnits, shardStem, shardUnits, type ShardSpec, type UnitSelection } from './shards.js';
+import type { ShardMeta } from './shardMeta.js';
 import type { GraphRunSummary } from './runSummary.js';
 import { RunProgress } from './progress.js';
 import { createTensorPool } from '../workers/tensorPool.js';
@@ -47,6 +49,10 @@ export interface GraphCommandOptions {
    * even in the middle of a unit (whatever the unit still does is dropped).
    */
   signal?: AbortSignal;
+  /** `--ranks` / `--steps`: build only these (step, rank) pairs. */
+  select?: UnitSelection;
+  /** `--shard K/N`: build the K-th of N slices of the selected pairs, into files named for the build (shards.ts). */
+  shard?: ShardSpec;
 }
 
 interface CompareInput {
@@ -66,8 +72,10 @@ export async function runGraphCommand(opts: GraphCommandOptions): Promise<GraphR
 async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
   const ts = runTimestamp(opts.startedAt ?? new Date());
   const input = readCompareInput(opts.inputPath, opts.baseDir ?? process.cwd());
-  const plan = planRun(input.npuPath, input.benchPath);
+  const plan = selectUnits(planRun(input.npuPath, input.benchPath), opts.select ?? { ranks: null, steps: null }, input.npuPath);
   const kind = input.benchPath === null ? 'build' : 'compare';
+  const format = opts.format ?? 'db';
+  const shard = opts.shard ? shardOf(plan, opts, input, kind, format) : null;
   const summary: GraphRunSummary = {
     kind,
     files: [],
@@ -82,15 +90,21 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
     differing: 0,
     warnings: [...plan.warnings],
   };
-  const units = plan.steps.reduce((n, s) => n + s.length, 0);
+  const units = shard ? shard.units.length : plan.steps.reduce((n, s) => n + s.length, 0);
   const progress = new RunProgress(units * 2, opts.quiet ?? false, opts.stderr);
   const settings = kind === 'compare' ? compareSettings(opts, input) : null;
-  const sink = openSink(opts.format ?? 'db', new OutputDir(path.resolve(opts.outputPath)), kind, ts);
+  const sink = openSink(format, new OutputDir(path.resolve(opts.outputPath)), kind, shard?.stem ?? ts, shard?.meta);
   const ctx: StepContext = { plan, sink, summary, progress, overflowCheck: opts.overflowCheck ?? false, manyUnits: units > 1 };
+  const processUnit = (unit: DumpUnit) => (settings ? compareUnit(unit, settings, ctx) : buildUnit(unit, ctx));
+  if (shard) {
+    ctx.own = new Set(shard.units);
+    ctx.configRankList = shard.meta.rankList;
+    ctx.configStepList = shard.meta.stepList;
+    // A compare run's peer needs its precision index, which only comparing it gives (left for later: issue 19).
+    ctx.foreignUnit = settings ? processUnit : (unit) => Promise.resolve({ npu: distributedUnit(unit, ctx), bench: null });
+  }
   const work = async (): Promise<GraphRunSummary> => {
-    for (const step of plan.steps) {
-      await runStep(step, ctx, (unit) => (settings ? compareUnit(unit, settings, ctx) : buildUnit(unit, ctx)));
-    }
+    for (const step of plan.steps) await runStep(step, ctx, processUnit);
     summary.files = await sink.commit();
     return summary;
   };
@@ -102,6 +116,40 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
   } finally {
     progress.stop();
   }
+}
+
+/** The slice a `--shard` run writes, the stem of its file names and what its `.vis.db` records (shardMeta.ts). */
+function shardOf(plan: RunPlan, opts: GraphCommandOptions, input: CompareInput, kind: 'build' | 'compare', format: 'vis' | 'db') {
+  const spec = opts.shard!;
+  const units = shardUnits(plan, spec, input.npuPath);
+  const pairs = plan.steps.flat().map((u): [number, number] => [u.step, u.rank]);
+  const key = buildKey({
+    kind,
+    format,
+    npuPath: input.npuPath,
+    benchPath: input.benchPath,
+    options: {
+      layerMapping: opts.layerMapping ?? null,
+      overflowCheck: opts.overflowCheck ?? false,
+      fuzzyMatch: opts.fuzzyMatch ?? false,
+      framework: opts.framework ?? null,
+    },
+    pairs,
+    shards: spec.count,
+  });
+  const meta: ShardMeta = {
+    build: key,
+    kind,
+    shard: spec.index,
+    shards: spec.count,
+    pairs: units.map((u) => [u.step, u.rank]),
+    buildPairs: pairs.length,
+    rankList: [...new Set(units.map((u) => u.rank))].sort((a, b) => a - b),
+    stepList: plan.stepList.filter((s) => units.some((u) => u.step === s)),
+    buildRankList: plan.steps[0].map((u) => u.rank),
+    buildStepList: plan.stepList,
+  };
+  return { units, stem: shardStem(key, spec), meta };
 }
 
 function compareSettings(opts: GraphCommandOptions, input: CompareInput): CompareSettings {

@@ -1,4 +1,4 @@
-import { buildGraph } from '../../src/core/build/buildGraph.js';
+import { buildDistributedNodes, buildGraph } from '../../src/core/build/buildGraph.js';
 import { pagingByMicroStep } from '../../src/core/build/microSteps.js';
 import { matchDistributed } from '../../src/core/compare/distributed.js';
 import { getPrecisionIndex, setPrecisionIndex } from '../../src/core/compare/nodeResults.js';
@@ -42,6 +42,16 @@ export interface StepContext {
    * (memory.ts).
    */
   manyUnits: boolean;
+  /**
+   * Sharded runs (shards.ts): the units this run writes. The step's other ranks are only read for cross-rank
+   * matching (foreignUnit), those that the shard's own communication nodes name.
+   */
+  own?: ReadonlySet<DumpUnit>;
+  /** The `Distributed.*` nodes of a rank another shard writes, with what matching reads of them. */
+  foreignUnit?: (unit: DumpUnit) => Promise<{ npu: Graph; bench: Graph | null }>;
+  /** `tb_config.rank_list` / `step_list` of a shard: its own ranks and steps (default: the step's, the run's). */
+  configRankList?: number[];
+  configStepList?: number[];
 }
 
 export async function runStep(
@@ -50,7 +60,10 @@ export async function runStep(
   processUnit: (unit: DumpUnit) => Promise<UnitResult>,
 ): Promise<void> {
   const { sink, summary, progress } = ctx;
-  const rankList = units.map((u) => u.rank);
+  const own = ctx.own;
+  const ownUnits = own ? units.filter((u) => own.has(u)) : units;
+  if (ownUnits.length === 0) return;
+  const rankList = ctx.configRankList ?? units.map((u) => u.rank);
   const crossRank = units.length > 1;
   const npuByRank = new Map<number, Graph>();
   const benchByRank = new Map<number, Graph>();
@@ -67,7 +80,7 @@ export async function runStep(
       colors: r.colors,
       overflowCheck: ctx.overflowCheck,
       rankList,
-      stepList: ctx.plan.stepList,
+      stepList: ctx.configStepList ?? ctx.plan.stepList,
       crossRank,
     });
     countGraph(summary, r.npu, r.bench, r.task);
@@ -79,16 +92,73 @@ export async function runStep(
     }
   };
 
-  for (const unit of units) {
+  for (const unit of ownUnits) {
     // Collect the previous unit before this one fills the heap again.
     if (ctx.manyUnits && summary.graphs > 0) collectGarbage();
     await yieldToEvents();
     await oneUnit(unit);
   }
   if (!crossRank) return;
+  if (ownUnits.length < units.length) await addForeignPeers(units, ctx, npuByRank, benchByRank);
   matchDistributed(npuByRank, ctx.overflowCheck);
   if (benchByRank.size) matchDistributed(benchByRank, ctx.overflowCheck);
-  for (const unit of units) await sink.updateDistributed(unit, npuByRank.get(unit.rank), benchByRank.get(unit.rank));
+  for (const unit of ownUnits) await sink.updateDistributed(unit, npuByRank.get(unit.rank), benchByRank.get(unit.rank));
+}
+
+/**
+ * A shard's cross-rank matching: the ranks its own communication nodes name (peers of send/recv and batch P2P ops,
+ * members of collective groups, which include a broadcast's or scatter's root) are read for their `Distributed.*`
+ * nodes, and every rank goes to the matching in the step's order, as in a whole run, so the own ranks' values come
+ * out the same (matchDistributed sets a node's value only from those ranks' nodes).
+ */
+async function addForeignPeers(
+  units: DumpUnit[],
+  ctx: StepContext,
+  npuByRank: Map<number, Graph>,
+  benchByRank: Map<number, Graph>,
+): Promise<void> {
+  const wanted = new Set<number>();
+  for (const graphs of [npuByRank, benchByRank]) for (const g of graphs.values()) for (const r of peerRanks(g)) wanted.add(r);
+  const npu = new Map<number, Graph>();
+  const bench = new Map<number, Graph>();
+  for (const unit of units) {
+    const ownNpu = npuByRank.get(unit.rank);
+    if (ownNpu) {
+      npu.set(unit.rank, ownNpu);
+      const ownBench = benchByRank.get(unit.rank);
+      if (ownBench) bench.set(unit.rank, ownBench);
+      continue;
+    }
+    if (!wanted.has(unit.rank)) continue;
+    await yieldToEvents();
+    const r = await ctx.foreignUnit!(unit);
+    npu.set(unit.rank, distributedSkeleton(r.npu));
+    if (r.bench) bench.set(unit.rank, distributedSkeleton(r.bench));
+  }
+  for (const [target, from] of [[npuByRank, npu], [benchByRank, bench]] as const) {
+    target.clear();
+    for (const [k, v] of from) target.set(k, v);
+  }
+}
+
+/** The ranks a graph's communication nodes name (integer ranks only: matchDistributed finds no other). */
+function peerRanks(graph: Graph): Set<number> {
+  const out = new Set<number>();
+  const add = (v: unknown) => {
+    if (typeof v === 'bigint') out.add(Number(v));
+    else if (typeof v === 'string' && /^[+-]?\d+$/.test(v.trim())) out.add(Number(v));
+  };
+  for (const [id, node] of graph.nodeMap) {
+    if (!id.startsWith('Distributed')) continue;
+    for (const info of node.batchP2pInfo) add(info.peer);
+    for (const [key, item] of node.inputData) {
+      if (key.endsWith('.input.group')) {
+        const ranks = item.get('group_ranks');
+        if (Array.isArray(ranks)) ranks.forEach(add);
+      } else if (/\.input\.(?:src|dst|1)$/.test(key)) add(item.get('value'));
+    }
+  }
+  return out;
 }
 
 /**
@@ -110,6 +180,17 @@ function distributedSkeleton(graph: Graph): Graph {
     nodeMap.set(id, copy);
   }
   return { ...graph, root, nodeMap };
+}
+
+const isDistributed = (name: string): boolean => name.startsWith('Distributed');
+
+/** A build run's rank that another shard writes: its `Distributed.*` nodes (with `-oc` levels) only. */
+export function distributedUnit(unit: DumpUnit, ctx: StepContext): Graph {
+  const src = readDumpDirForBuild(unit.npuDir, { overflowLevels: ctx.overflowCheck, skipStack: true, only: isDistributed });
+  const graph = buildDistributedNodes(src, { era: ctx.sink.era, step: unit.step, rank: unit.rank });
+  if (src.levels) applyOverflowLevels(graph, src.levels);
+  releaseFileBuffer();
+  return graph;
 }
 
 /** A build run's rank: read, build, micro steps, `-oc` levels. */

@@ -1,7 +1,9 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { translate, type Lang } from '../i18n/messages.js';
+import { LogRoots, type LogdirEntry } from '../logdir/logRoots.js';
+import { RunListing } from '../logdir/runListing.js';
 import { pickLang } from '../i18n/pickLang.js';
 import { createStoreCache, type StoreCache } from '../store/openStore.js';
 import { DEFAULT_WORK_BUDGET_MS } from '../store/workBudget.js';
@@ -15,7 +17,13 @@ import { runsRouter } from './routes/runs.js';
 import { loopbackHostOnly, securityHeaders } from './security.js';
 
 export interface AppOptions {
-  logdir: string;
+  /** A directory, or `--logdir_spec`'s entries (logRoots.ts). */
+  logdir: string | readonly LogdirEntry[];
+  /**
+   * Seconds between rescans of the log dir for `/api/runs` (`--reload_interval`; 0: the first scan only, started
+   * here). Default: a scan per request.
+   */
+  reloadIntervalS?: number;
   /** The vite output (dist/app); nothing else is served as a file. */
   appDir: string;
   /** Error-message language when neither `?lang=` nor Accept-Language picks one. */
@@ -29,19 +37,21 @@ export interface AppOptions {
   readOnly?: boolean;
 }
 
-/** The Express app for one log dir. Throws when the log dir is not a directory (the CLI checks first). */
+/** The Express app for one log dir (or several). Throws when a log dir is not a directory (the CLI checks first). */
 export function createApp(options: AppOptions): Express {
-  const logdirShown = path.resolve(options.logdir);
-  const logdirReal = realpathSync(logdirShown);
-  if (!statSync(logdirReal).isDirectory()) throw new Error(`${logdirShown} is not a directory`);
+  const roots = LogRoots.open(options.logdir);
+  const stores = options.stores ?? createStoreCache();
+  const listing = new RunListing(roots, stores, options.reloadIntervalS === undefined ? null : options.reloadIntervalS * 1000);
+  // TensorBoard loads at startup; with reloading off this is the listing for the server's life.
+  if (options.reloadIntervalS !== undefined) listing.get().catch(() => {}); // a failure resurfaces on the first request
   const ctx: AppContext = {
-    logdirReal,
-    logdirShown,
-    stores: options.stores ?? createStoreCache(),
+    roots,
+    listing,
+    stores,
     defaultLang: options.lang ?? 'en',
     workBudgetMs: options.workBudgetMs ?? DEFAULT_WORK_BUDGET_MS,
     answers: new AnswerCache(),
-    overlays: new OverlayRegistry({ logdirReal }),
+    overlays: new OverlayRegistry({ rootOf: (target) => roots.rootOf(target), derived: stores.derived }),
     readOnly: options.readOnly ?? false,
   };
   const appDir = path.resolve(options.appDir);

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseRankTag, rankSiblings } from '../../src/core/ranks/rankTag.js';
 import type { GraphFileRef } from '../store/openStore.js';
+import type { LogRoots } from './logRoots.js';
 import { resolveGraphFile } from './resolveGraphFile.js';
 import { splitGraphFileName } from './scanLogdir.js';
 
@@ -17,19 +18,21 @@ export interface RankFileRef {
 /** More files than any real cluster writes per step; past it the run is not read for a heatmap. */
 export const MAX_RANK_FILES = 8192;
 
-export function rankFiles(logdirReal: string, ref: GraphFileRef): { step: number; files: RankFileRef[] } {
+export function rankFiles(roots: LogRoots, ref: GraphFileRef): { step: number; files: RankFileRef[] } {
   const own = parseRankTag(ref.tag);
   if (ref.format !== 'vis' || !own) return { step: 0, files: [] };
-  let names: string[];
-  try {
-    names = readdirSync(path.join(logdirReal, ...(ref.run === '.' ? [] : ref.run.split('/'))));
-  } catch {
-    return { step: own.step, files: [] };
-  }
-  const listed = names.map(splitGraphFileName).filter((n): n is NonNullable<typeof n> => n !== null);
+  // The run's directory in every root that may hold it (`--logdir_spec` merges same-name runs, as the listing does).
+  const names = roots.locate(ref.run).flatMap(({ root, parts }) => {
+    try {
+      return readdirSync(path.join(root.real, ...parts));
+    } catch {
+      return [];
+    }
+  });
+  const listed = [...new Set(names)].map(splitGraphFileName).filter((n): n is NonNullable<typeof n> => n !== null);
   const files: RankFileRef[] = [];
   for (const sibling of rankSiblings(listed, ref.tag).slice(0, MAX_RANK_FILES)) {
-    const resolved = resolveGraphFile(logdirReal, ref.run, sibling.tag, 'vis');
+    const resolved = resolveGraphFile(roots, ref.run, sibling.tag, 'vis');
     if (resolved.ok) files.push({ rank: sibling.rank, ref: resolved.ref });
   }
   return { step: own.step, files };

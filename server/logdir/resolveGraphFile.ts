@@ -2,35 +2,43 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Message } from '../i18n/messages.js';
 import type { GraphFileRef, GraphFormat } from '../store/openStore.js';
+import type { LogRoots } from './logRoots.js';
 import { graphFileName, isInside, MAX_SCAN_DEPTH } from './scanLogdir.js';
 import { splitTbTag } from '../store/tbGraph/tbFiles.js';
 
 /**
  * Turns the `run` and `tag` query values into a file inside the log dir, or says why not. Lexical checks first
  * (400: `..`, absolute, NUL, backslash, empty segments), then the real path must stay inside the log dir (403:
- * symlink escapes). Only what the scanner would list resolves (no hidden names, bounded depth), else 404.
+ * symlink escapes). Only what the scanner would list resolves (no hidden names, bounded depth), else 404. With
+ * several roots (`--logdir_spec`, logRoots.ts) each root that may hold the run is tried in order, the file staying
+ * inside that root; the first that has it wins, as in the merged listing.
  */
 
 export type Resolved = { ok: true; ref: GraphFileRef } | { ok: false; status: 400 | 403 | 404; message: Message };
 
-export function resolveGraphFile(
-  logdirReal: string,
-  run: string,
-  tag: string,
-  format?: GraphFormat,
-  maxDepth = MAX_SCAN_DEPTH,
-): Resolved {
+export function resolveGraphFile(roots: LogRoots, run: string, tag: string, format?: GraphFormat, maxDepth = MAX_SCAN_DEPTH): Resolved {
   const bad = (value: string, reason: string): Resolved => ({
     ok: false,
     status: 400,
     message: { key: 'badPath', params: { value, reason } },
   });
+  const given = run;
+  // TensorBoard names a `--logdir_spec` root's own directory `name/.`: that run is ours `name`.
+  run = roots.roots.some((r) => r.name !== null && given === `${r.name}/.`) ? given.slice(0, -2) : given;
   const runProblem = lexicalProblem(run, true);
-  if (runProblem) return bad(run, runProblem);
+  if (runProblem) return bad(given, runProblem);
   const tagProblem = lexicalProblem(tag, false);
   if (tagProblem) return bad(tag, tagProblem);
+  let first: Resolved | null = null;
+  for (const { root, parts } of roots.locate(run)) {
+    const resolved = resolveIn(root.real, parts, run, tag, format, maxDepth);
+    if (resolved.ok) return resolved;
+    first ??= resolved;
+  }
+  return first ?? { ok: false, status: 404, message: { key: 'unknownRun', params: { run } } };
+}
 
-  const parts = run === '.' ? [] : run.split('/');
+function resolveIn(logdirReal: string, parts: string[], run: string, tag: string, format: GraphFormat | undefined, maxDepth: number): Resolved {
   const unknownRun: Resolved = { ok: false, status: 404, message: { key: 'unknownRun', params: { run } } };
   const unknownTag: Resolved = { ok: false, status: 404, message: { key: 'unknownTag', params: { run, tag } } };
   if (parts.length > maxDepth || parts.some((p) => p.startsWith('.'))) return unknownRun;
@@ -56,7 +64,8 @@ export function resolveGraphFile(
     return { ok: false, status: 403, message: { key: 'outsideLogdir', params: { value: `${run}/${tag}` } } };
   }
   if (!statSync(real).isFile()) return unknownTag;
-  const relPath = path.posix.join(...parts, graphFileName(tag, candidate.f));
+  // Named in errors as the listing names it: the run (a `--logdir_spec` name included), then the file.
+  const relPath = path.posix.join(...(run === '.' ? [] : run.split('/')), graphFileName(tag, candidate.f));
   return { ok: true, ref: { absPath: real, relPath, format: candidate.f, run, tag } };
 }
 

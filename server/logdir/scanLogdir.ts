@@ -27,6 +27,8 @@ export interface ScannedTag {
   error: Message | null;
   /** An event file's graph: the step of its record. */
   step?: number;
+  /** A TensorBoard-side graph that opens, once opened: what its reader noted (the first, and how many more). */
+  note?: Message;
 }
 export interface ScannedRun {
   run: string;
@@ -54,9 +56,15 @@ export function isInside(rootReal: string, target: string): boolean {
 /**
  * `logdirReal` must be a realpath. Runs and tags come back in natural order, '.' (the log dir itself) first. An event
  * file not scanned yet at its current size is left out and its scan's promise pushed to `pending`: scan again once
- * they settle for the full listing.
+ * they settle for the full listing. `name` (a `--logdir_spec` name, logRoots.ts) prefixes every run and file name.
  */
-export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX_SCAN_DEPTH, pending?: Array<Promise<unknown>>): ScannedRun[] {
+export function scanLogdir(
+  logdirReal: string,
+  cache: StoreCache,
+  maxDepth = MAX_SCAN_DEPTH,
+  pending?: Array<Promise<unknown>>,
+  name: string | null = null,
+): ScannedRun[] {
   const runs: ScannedRun[] = [];
   const visited = new Set<string>([logdirReal]);
 
@@ -67,7 +75,8 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
     } catch {
       return; // unreadable directory: nothing to list, the rest of the tree still is
     }
-    const run = parts.length === 0 ? '.' : parts.join('/');
+    const runParts = name === null ? parts : [name, ...parts];
+    const run = runParts.length === 0 ? '.' : runParts.join('/');
     const tags: ScannedTag[] = [];
     const subdirs: Array<{ name: string; real: string }> = [];
     for (const entry of entries) {
@@ -89,11 +98,12 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
         continue;
       }
       const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
-      if (named) tags.push(describeSafely(real, path.posix.join(...parts, entry.name), run, named, stats, cache));
-      else if (stats.isFile()) tags.push(...describeTb(real, path.posix.join(...parts, entry.name), entry.name, stats, cache, pending));
+      const relPath = path.posix.join(...runParts, entry.name);
+      if (named) tags.push(describeSafely(real, relPath, run, named, stats, cache));
+      else if (stats.isFile()) tags.push(...describeTb(real, relPath, entry.name, stats, cache, pending));
     }
     if (tags.length > 0) {
-      tags.sort((a, b) => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1));
+      tags.sort(compareTags);
       runs.push({ run, tags });
     }
     for (const d of subdirs.sort((a, b) => naturalCompare(a.name, b.name))) {
@@ -103,13 +113,19 @@ export function scanLogdir(logdirReal: string, cache: StoreCache, maxDepth = MAX
     }
   };
   visit(logdirReal, []);
-  return runs.sort((a, b) => (a.run === '.' ? -1 : b.run === '.' ? 1 : naturalCompare(a.run, b.run)));
+  return runs.sort(compareRuns);
 }
+
+/** Tags in natural order, a `.vis` before the `.vis.db` of its name. */
+export const compareTags = (a: ScannedTag, b: ScannedTag): number => naturalCompare(a.tag, b.tag) || (a.format === 'vis' ? -1 : 1);
+/** Runs in natural order, '.' (the log dir itself) first. */
+export const compareRuns = (a: ScannedRun, b: ScannedRun): number => (a.run === '.' ? -1 : b.run === '.' ? 1 : naturalCompare(a.run, b.run));
 
 /**
  * TensorBoard-side files (issue 16): a GraphDef or ONNX file is one tag (its name); an event file one tag per graph
- * record, with its step, or one tag naming the problem when no graph could be read; event files of scalars only are
- * not graphs and are left out, as TensorBoard's Graphs dashboard does.
+ * record, with its step, plus one tag (the file's name) naming the damage that stopped its scan (the graphs before
+ * it still open); event files of scalars only are not graphs and are left out, as TensorBoard's Graphs dashboard
+ * does. A 0-byte file is listed with that problem without being read.
  */
 function describeTb(abs: string, relPath: string, name: string, stats: Stats, cache: StoreCache, pending?: Array<Promise<unknown>>): ScannedTag[] {
   const format = tbFileFormat(name);
@@ -117,14 +133,21 @@ function describeTb(abs: string, relPath: string, name: string, stats: Stats, ca
   const base = { format, sizeBytes: stats.size, graphType: 'build' as const };
   const problemOf = (problem: string | null): Message | null =>
     problem === null ? null : { key: 'fileUnreadable', params: { file: relPath, problem } };
-  if (format !== 'tfevents') return [{ ...base, tag: name, error: problemOf(cache.tb.knownProblem(abs, stats)) }];
+  if (stats.size === 0) return [{ ...base, tag: name, graphType: null, error: problemOf('empty file (0 bytes)') }];
+  // Known once the graph has been opened: a newer ONNX IR version, an input naming no node.
+  const noteOf = (graph: string | null): { note?: Message } => {
+    const notes = cache.tb.knownNotes(abs, graph, stats);
+    const note = notes.length > 1 ? `${notes[0]} (and ${notes.length - 1} more)` : notes[0];
+    return note === undefined ? {} : { note: { key: 'fileNote', params: { file: relPath, note } } };
+  };
+  if (format !== 'tfevents') return [{ ...base, tag: name, error: problemOf(cache.tb.knownProblem(abs, stats)), ...noteOf(null) }];
   const listing = cache.tb.events(abs, stats);
   if (listing instanceof Promise) {
     pending?.push(listing);
     return [];
   }
-  if (listing.graphs.length === 0) return listing.problem === null ? [] : [{ ...base, tag: name, graphType: null, error: problemOf(listing.problem) }];
-  return listing.graphs.map((g) => ({ ...base, tag: eventGraphTag(name, g.tag), step: g.step, error: null }));
+  const graphs: ScannedTag[] = listing.graphs.map((g) => ({ ...base, tag: eventGraphTag(name, g.tag), step: g.step, error: null, ...noteOf(g.tag) }));
+  return listing.problem === null ? graphs : [...graphs, { ...base, tag: name, graphType: null, error: problemOf(listing.problem) }];
 }
 
 /** One file's failure, whatever it is, is listed as that file's error: the listing itself never fails (issue 12 #1). */

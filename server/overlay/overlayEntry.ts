@@ -6,7 +6,7 @@ import { budgetLeftMs, checkBudget, WorkInProgress } from '../store/workBudget.j
 import type { RatedNodes } from '../store/worstQuery.js';
 import type { GraphStore } from '../store/graphStore.js';
 import { ExecOrder } from './execOrder.js';
-import { cellTable, type MetricCellTable } from './metricCells.js';
+import type { CellTables, MetricCellTable } from './metricCells.js';
 import { SideWalk } from './sideWalk.js';
 import type { StoreMatchGraph } from './storeMatchGraph.js';
 
@@ -66,6 +66,8 @@ export class OverlayEntry {
     readonly graph: StoreMatchGraph,
     readonly view: OverlayGraph,
     readonly outcomes: readonly OpOutcome[],
+    /** The server's metric cells tables (metricCells.ts). */
+    private readonly cellTables: CellTables,
   ) {
     let bytes = 1024;
     for (const change of view.changes()) {
@@ -115,16 +117,28 @@ export class OverlayEntry {
   /** A summary as the overlay sees it: link and index of a changed node, the index under the metric choice. */
   summary<T extends NodeSummary>(side: Side, s: T): T {
     const change = this.patches[side].get(s.id);
-    let out = s;
-    if (change) {
-      out = { ...s, matchedNodeLink: [...change.matchedNodeLink] };
-      if (change.precisionIndex !== undefined) out.precisionIndex = change.precisionIndex;
-    }
-    if (this.metrics && side === 'npu' && out.matchedNodeLink.length > 0) {
-      const v = this.metricValue(s.id);
-      if (v !== null) out = out === s ? { ...s, precisionIndex: v } : Object.assign(out, { precisionIndex: v });
-    }
-    return out;
+    const precisionIndex = this.precisionOf(side, s, -1);
+    if (!change && Object.is(precisionIndex, s.precisionIndex)) return s;
+    return change ? { ...s, matchedNodeLink: [...change.matchedNodeLink], precisionIndex } : { ...s, precisionIndex };
+  }
+
+  /** The link of summary(side, s), without building it. */
+  linkOf(side: Side, s: NodeSummary): readonly string[] {
+    const patches = this.patches[side];
+    return (patches.size > 0 ? patches.get(s.id)?.matchedNodeLink : undefined) ?? s.matchedNodeLink;
+  }
+
+  /**
+   * The precision index of summary(side, s), without building it. `slot`: the node's slot in metricTable() when the
+   * caller knows it (a recolour of a kept view, summaryViews.ts), else -1.
+   */
+  precisionOf(side: Side, s: NodeSummary, slot: number): number | null {
+    const patches = this.patches[side];
+    const change = patches.size > 0 ? patches.get(s.id) : undefined;
+    const stored = change && change.precisionIndex !== undefined ? change.precisionIndex : s.precisionIndex;
+    if (!this.metrics || side !== 'npu' || (change ? change.matchedNodeLink : s.matchedNodeLink).length === 0) return stored;
+    const v = slot >= 0 && !change?.outputData ? this.cellValue(s.id, slot) : this.metricValue(s.id);
+    return v === null ? stored : v;
   }
 
   /** A full record as the overlay sees it: also the changed items. */
@@ -148,7 +162,7 @@ export class OverlayEntry {
    * this request's slice (then WorkInProgress: 202, and the next request goes on). A no-op without a metric choice.
    */
   prepareMetrics(ids: readonly string[]): void {
-    if (this.metrics) this.cells().fill(this.graph.store, this.target, ids, performance.now() + sliceMs());
+    if (this.metrics) this.cells().fill(this.graph.store, this.target, ids, performance.now() + sliceMs(), true);
   }
 
   private cellsOf: MetricCellTable | undefined;
@@ -156,7 +170,12 @@ export class OverlayEntry {
 
   /** The file's metric cells, shared with every overlay on it (metricCells.ts). */
   private cells(): MetricCellTable {
-    return (this.cellsOf ??= cellTable(this.target));
+    return (this.cellsOf ??= this.cellTables.of(this.target));
+  }
+
+  /** The metric cells precisionOf reads under a metric choice; null without one. */
+  metricTable(): MetricCellTable | null {
+    return this.metrics ? this.cells() : null;
   }
 
   /** The recomputed index of a matched NPU node (null: the original keeps the stored one). */
@@ -169,7 +188,17 @@ export class OverlayEntry {
       table.fill(this.graph.store, this.target, [id]);
       v = table.precision(id, this.mask);
     }
-    if (v === undefined || !Number.isNaN(v)) return v ?? null;
+    return v === undefined ? null : this.orRecord(id, v);
+  }
+
+  /** metricValue of a node whose cells are in `slot` and whose outputs the overlay did not change. */
+  private cellValue(id: string, slot: number): number | null {
+    return this.orRecord(id, this.cells().precisionAt(slot, this.mask));
+  }
+
+  /** A value from the cells, or the record's when they cannot tell (NaN). */
+  private orRecord(id: string, v: number | null): number | null {
+    if (v === null || !Number.isNaN(v)) return v;
     // Cells whose max Python takes in order: the record decides.
     const outputs = this.graph.store.node({ side: 'npu', nodeId: id, ...this.selector })?.outputData;
     return outputs ? (precisionFromMetrics(outputs, this.metrics!)?.precisionIndex ?? null) : null;

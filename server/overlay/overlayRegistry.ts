@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { MatchOp, OpOutcome, PrecisionMetric } from '../../src/core/api/overlay.js';
 import { OverlayGraph, planConfig, planMatch, planUnmatch, type MatchPlan, type TensorRequest } from '../../src/core/match/index.js';
+import type { DerivedCacheOptions } from '../store/derivedCache.js';
 import type { GraphStore } from '../store/graphStore.js';
 import { budgetLeftMs, WorkBudgetExceeded, WorkInProgress } from '../store/workBudget.js';
+import { CellTables } from './metricCells.js';
 import { OverlayEntry, type OverlayTarget } from './overlayEntry.js';
 import { OverlayStore } from './overlayStore.js';
 import { StoreMatchGraph } from './storeMatchGraph.js';
@@ -20,8 +22,13 @@ const MAX_DRAFT_NEEDS = 20_000;
 export interface OverlayRegistryOptions {
   maxCount?: number;
   maxBytes?: number;
-  /** realpath of the log dir: real-tensor matches read dumps only inside it (tensorSource.ts); none without it. */
-  logdirReal?: string;
+  /**
+   * realpath of the log dir root holding the target's file: real-tensor matches read dumps only inside it
+   * (tensorSource.ts); none without it.
+   */
+  rootOf?: (target: OverlayTarget) => string | null;
+  /** Where the metric cells of a file version are kept for the next server process (metricCells.ts); none without. */
+  derived?: DerivedCacheOptions | null;
 }
 
 /**
@@ -44,17 +51,20 @@ export class OverlayRegistry {
   private readonly tensorSources = new Map<string, TensorSource>();
   private readonly maxCount: number;
   private readonly maxBytes: number;
-  private readonly logdirReal: string | null;
+  private readonly rootOf: (target: OverlayTarget) => string | null;
+  private readonly cellTables: CellTables;
 
   constructor(options: OverlayRegistryOptions = {}) {
     this.maxCount = options.maxCount ?? 128;
     this.maxBytes = options.maxBytes ?? 256 * 1024 * 1024;
-    this.logdirReal = options.logdirReal ?? null;
+    this.rootOf = options.rootOf ?? (() => null);
+    this.cellTables = new CellTables(options.derived ?? null);
   }
 
   register(target: OverlayTarget, store: GraphStore, task: string, ops: readonly MatchOp[], metrics: readonly PrecisionMetric[] | null): OverlayEntry {
     const opKeys = ops.map(opKey);
-    const tensors = task === 'all' && this.logdirReal !== null ? this.tensorSource(target) : undefined;
+    const root = task === 'all' ? this.rootOf(target) : null;
+    const tensors = root !== null ? this.tensorSource(target, root) : undefined;
     const stamp = tensors ? compareJsonStamp(target) : '';
     tensors?.prepare(stamp);
     const id = overlayId(target, opKeys, metrics, stamp);
@@ -96,11 +106,11 @@ export class OverlayRegistry {
   }
 
   /** The tensors of a real-tensor file version and graph, kept for its later ops (least recently used dropped). */
-  private tensorSource(target: OverlayTarget): TensorSource {
+  private tensorSource(target: OverlayTarget, root: string): TensorSource {
     const k = JSON.stringify([target.absPath, target.stamp, target.step, target.rank]);
     let source = this.tensorSources.get(k);
     if (source) this.tensorSources.delete(k);
-    else source = new TensorSource(this.logdirReal!, target);
+    else source = new TensorSource(root, target);
     this.tensorSources.set(k, source);
     for (const old of this.tensorSources.keys()) {
       if (this.tensorSources.size <= MAX_TENSOR_SOURCES) break;
@@ -142,7 +152,7 @@ export class OverlayRegistry {
     // The view goes on changing when this is a partial replay's snapshot: copy it.
     const own = new OverlayGraph(graph);
     for (const change of view.changes()) own.applyChange(change);
-    const entry = new OverlayEntry(overlayId(target, opKeys, metrics, tensorStamp), target, opKeys, metrics, graph, own, [...outcomes]);
+    const entry = new OverlayEntry(overlayId(target, opKeys, metrics, tensorStamp), target, opKeys, metrics, graph, own, [...outcomes], this.cellTables);
     this.tensorStamps.set(entry, tensorStamp);
     return entry;
   }

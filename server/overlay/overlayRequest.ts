@@ -80,15 +80,22 @@ export function parseSaveRequest(body: unknown): OverlaySaveRequest {
 }
 
 /** `POST /api/overlay/summaries` takes `{ ids, fields? }`: node ids, at most MAX_SUMMARY_IDS. */
-export function parseSummariesRequest(body: unknown): Required<OverlaySummariesRequest> {
+export type ParsedSummaries = { fields: 'all' | 'precision' } & ({ ids: string[]; view: null } | { ids: null; view: string });
+
+export function parseSummariesRequest(body: unknown): ParsedSummaries {
   const o = object(body, 'the body');
-  onlyKeys(o, ['ids', 'fields'], 'the body');
+  onlyKeys(o, ['ids', 'view', 'fields'], 'the body');
   const fields = o.fields ?? 'all';
   if (fields !== 'all' && fields !== 'precision') throw bad('"fields" must be "all" or "precision"');
+  if (o.view !== undefined) {
+    if (o.ids !== undefined) throw bad('give "ids" or "view", not both');
+    if (typeof o.view !== 'string' || o.view === '' || o.view.length > 64) throw bad('"view" must be a key from an earlier answer');
+    return { ids: null, view: o.view, fields };
+  }
   if (!Array.isArray(o.ids)) throw bad('"ids" must be a list of node ids');
   if (o.ids.length > MAX_SUMMARY_IDS) throw bad(`"ids" holds ${o.ids.length} ids, at most ${MAX_SUMMARY_IDS} are accepted`);
   for (let i = 0; i < o.ids.length; i++) if (typeof o.ids[i] !== 'string' || o.ids[i] === '' || o.ids[i].length > MAX_ID_LENGTH) nodeId(o.ids[i], `ids[${i}]`);
-  return { ids: o.ids as string[], fields };
+  return { ids: o.ids as string[], view: null, fields };
 }
 
 /** `POST /api/overlay/export` takes `{}` (room for options later, and a JSON body for the write guard). */

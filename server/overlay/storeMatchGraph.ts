@@ -40,6 +40,25 @@ export class StoreMatchGraph implements MatchGraph {
     return n ?? undefined;
   }
 
+  /**
+   * Reads the summaries of the `ids` not known yet in one store call: a node found is known from its summary like a
+   * listed child (its record read only if the engine needs its parent), one not found is remembered as absent.
+   * Partners of a module's children are looked up this way (most are absent or already matched).
+   */
+  prefetch(side: Side, ids: readonly string[]): void {
+    const todo = ids.filter((id) => !this.nodes.has(key(side, id)) && !this.synthetic.has(key(side, id)));
+    if (todo.length === 0) return;
+    const found = this.store.summaries({ side, ids: todo, ...this.graph });
+    todo.forEach((id, k) => {
+      const s = found[k];
+      // A synthetic group is settled by node() as before.
+      if (s?.synthetic) return;
+      const node = s ? new StoreNode(this, side, s, undefined) : null;
+      this.nodes.set(key(side, id), node);
+      if (node) this.unread[side].push(node);
+    });
+  }
+
   /** The node's summary as the file has it (the filter compares a changed node's old and new state). */
   summary(side: Side, id: string): NodeSummary | undefined {
     return this.node(side, id)?.summary;

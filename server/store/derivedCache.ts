@@ -77,6 +77,13 @@ export function readDerived(
   return { header: h.data, arrays: packed.arrays };
 }
 
+/** Where a store or the overlay keeps derived data (null: `--cache_dir` off), and where it reports a failed write. */
+export interface DerivedCacheOptions {
+  cacheDir: string;
+  maxBytes?: number;
+  log: (line: string) => void;
+}
+
 /** The line a caller logs when writeDerived throws: the data is derived again next time, nothing else is lost. */
 export function derivedWriteProblem(cacheDir: string, e: unknown): string {
   const reason = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));

@@ -1,5 +1,6 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import type { GraphType } from '../../src/core/api/types.js';
+import type { DerivedCacheOptions } from './derivedCache.js';
 import { GraphFileError, LockedFileError, StaleFileError, type GraphStore } from './graphStore.js';
 import { createFindPool, defaultFindWorkerScript, type FindRequest } from './findPool.js';
 import { asFileError, dbStamp } from './visDb/openDb.js';
@@ -105,6 +106,8 @@ export interface StoreCache {
   closeAll(): void;
   /** TensorBoard-side graphs and event-file listings (issue 16). */
   tb: TbCache;
+  /** The cache directory for data derived from files (derivedCache.ts), null when caching is off. */
+  derived: DerivedCacheOptions | null;
 }
 
 export const DEFAULT_IN_THREAD_BYTES = 16 * 1024 * 1024;
@@ -243,6 +246,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
   const tb = createTbCache({ workerScript: options.tbWorkerScript, inThreadBytes: options.tbInThreadBytes });
 
   const cache: StoreCache = {
+    derived: cacheDir ? { cacheDir, maxBytes: options.cacheMaxBytes, log } : null,
     tb,
     open(ref) {
       let stats: Stats;

@@ -1,6 +1,7 @@
 import { useCallback, type ReactNode } from 'react';
 import type { Side } from '../core/api/types.js';
 import { client } from './api/client.js';
+import { dataflowParam } from './commands/dataflow.js';
 import { ErrorBanner } from './controls/ErrorBanner.js';
 import { ExportMenu } from './controls/ExportMenu.js';
 import { IndexingProgress } from './controls/IndexingProgress.js';
@@ -59,8 +60,12 @@ function GraphArea() {
   const ratio = useAppStore((s) => s.splitRatio);
 
   const fetchChildren = useCallback<FetchChildren>(
-    (side: Side, nodeId: string, page?: PageRequest) =>
-      client.children({ run: run ?? '', tag: tag ?? '', format, step, rank }, side, nodeId, { micro, ...page }),
+    (side: Side, nodeId: string, page?: PageRequest) => {
+      // Read per request: a toggle resets the panes at once (state/dataflowActions.ts), before React re-renders.
+      const { dataflow, meta: now } = useAppStore.getState();
+      const options = { micro, dataflow: dataflowParam(dataflow, now?.format), ...page };
+      return client.children({ run: run ?? '', tag: tag ?? '', format, step, rank }, side, nodeId, options);
+    },
     [run, tag, format, step, rank, micro],
   );
 

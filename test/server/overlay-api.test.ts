@@ -17,6 +17,7 @@ import { startServe } from '../../server/cli/startServe.js';
 import { runCli } from '../../server/cli/program.js';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache, type StoreCache } from '../../server/store/openStore.js';
+import { readPackedFile, writePackedFile } from '../../server/store/packedFile.js';
 import { UNREACHABLE_GROUP_ID } from '../../server/store/unreachableGroup.js';
 import { bundleFindWorker } from '../helpers/workerBundles.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
@@ -403,6 +404,8 @@ describe('POST /api/overlay/summaries', () => {
     for (const file of [VIS, DB]) {
       const unmatched = await register(file, { ops: [unmatchSA] });
       const metric = await register(file, { ops: [], metrics: ['MinRelativeErr'] });
+      // The key of each side's first answer names its ids under every later overlay (what a pane's recolour sends).
+      const views: Record<string, string> = {};
       for (const overlay of [undefined, unmatched.overlay, metric.overlay]) {
         for (const side of ['npu', 'bench']) {
           const expected = await childrenSummaries(file, side, overlay);
@@ -416,8 +419,14 @@ describe('POST /api/overlay/summaries', () => {
           });
           // The precision-only answer (a metric choice) carries the same indexes and nothing else.
           const lean = await post(`/api/overlay/summaries?${q({ ...file, side, ...(overlay ? { overlay } : {}) })}`, { ids, fields: 'precision' });
-          expect(Object.keys(lean.json).sort()).toEqual(['missing', 'precisionIndex']);
+          expect(Object.keys(lean.json).sort()).toEqual(['missing', 'precisionIndex', 'view']);
           expect(lean.json.precisionIndex).toEqual(r.json.precisionIndex);
+          views[side] ??= r.json.view;
+          for (const fields of ['all', 'precision']) {
+            const named = await post(`/api/overlay/summaries?${q({ ...file, side, ...(overlay ? { overlay } : {}) })}`, { view: views[side], fields });
+            expect(named.status, JSON.stringify(named.json).slice(0, 200)).toBe(200);
+            expect(named.json).toEqual({ ...(fields === 'all' ? r.json : lean.json), view: views[side] });
+          }
         }
       }
       // The overlays change something these answers carry, so the comparison above can fail.
@@ -439,6 +448,8 @@ describe('POST /api/overlay/summaries', () => {
       [{ ids: [], extra: 1 }, 'unknown key "extra"'],
       [{ ids: [], fields: 'links' }, '"fields" must be'],
       [{ ids: Array.from({ length: 200_001 }, () => 'a') }, 'at most 200000'],
+      [{ ids: [SA], view: 'k' }, 'not both'],
+      [{ view: 7 }, '"view" must be'],
     ];
     for (const [body, problem] of cases) {
       const r = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu' })}`, body);
@@ -451,6 +462,15 @@ describe('POST /api/overlay/summaries', () => {
     const unknown = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu', overlay: 'f'.repeat(32) })}`, { ids: [SA] });
     expect(unknown.status).toBe(409);
     expect(unknown.json.code).toBe('overlayUnknown');
+    // A view key is unknown to another side or file, and after the server dropped it: the client sends the ids again.
+    const made = await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu' })}`, { ids: [SA] });
+    for (const [where, key] of [[{ ...VIS, side: 'bench' }, made.json.view], [{ ...DB, side: 'npu' }, made.json.view], [{ ...VIS, side: 'npu' }, 'no-such-view']] as const) {
+      const stale = await post(`/api/overlay/summaries?${q(where)}`, { view: key });
+      expect(stale.status).toBe(409);
+      expect(stale.json.code).toBe('viewUnknown');
+      expect(stale.json.error).toContain('send its ids again');
+    }
+    expect((await post(`/api/overlay/summaries?${q({ ...VIS, side: 'npu', lang: 'zh-CN' })}`, { view: 'no-such-view' })).json.error).toContain('重新发送');
   });
 });
 
@@ -744,3 +764,52 @@ function toJs(v: unknown): unknown {
   if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, toJs(x)]));
   return v;
 }
+
+describe('derived cache', () => {
+  it('a reopened file takes its metric cells and unmatched counts from the cache instead of reading them again', async () => {
+    const cacheDir = path.join(tmp, 'kept-cache');
+    mkdirSync(path.join(logdir, 'kept'), { recursive: true });
+    copyFileSync(path.join(logdir, 'vis/gpt.vis'), path.join(logdir, 'kept/gpt.vis'));
+    const KEPT = { run: 'kept', tag: 'gpt' };
+    const appDir = path.join(tmp, 'app');
+    const findWorkerScript = await bundleFindWorker(path.join(tmp, 'bundle-kept'));
+    /** One server process's answers: the counts of a metric choice and the NPU indexes under it. */
+    const session = async () => {
+      const stores = createStoreCache({ cacheDir, indexWorkerScript: null, findWorkerScript });
+      const served = await serveApp(createApp({ logdir, appDir, lang: 'en', stores }));
+      try {
+        const meta = (await get(`/api/graph/meta?${q(KEPT)}`, served)).json as GraphMeta;
+        const reg = await post(`/api/overlay?${q(KEPT)}`, { ops: [], metrics: ['MinRelativeErr'] }, served);
+        expect(reg.status, JSON.stringify(reg.json)).toBe(200);
+        const ids = (JSON.parse(readFileSync(path.join(logdir, 'kept/gpt.vis'), 'utf8').replace(/\bNaN\b/g, 'null')).NPU.node as Record<string, unknown>) ?? {};
+        const r = await post(`/api/overlay/summaries?${q({ ...KEPT, side: 'npu', overlay: reg.json.overlay })}`, { ids: [meta.roots.npu, ...Object.keys(ids)], fields: 'precision' }, served);
+        expect(r.status, JSON.stringify(r.json).slice(0, 200)).toBe(200);
+        return { counts: reg.json.counts as OverlayResponse['counts'], values: r.json.precisionIndex as Array<number | null> };
+      } finally {
+        await served.close();
+        stores.closeAll();
+      }
+    };
+    const first = await session();
+    const kept = (kind: string) => {
+      const dir = path.join(cacheDir, 'derived', kind);
+      const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.bin')) : [];
+      expect(files, kind).toHaveLength(1);
+      return path.join(dir, files[0]);
+    };
+    // Change what the cache holds (a real read would give the first answers again): every maximum 0.25, one more
+    // unmatched NPU node.
+    const cellsFile = kept('overlay-metric-cells-v1');
+    const cells = readPackedFile(cellsFile)!;
+    (cells.arrays[1] as Float64Array).fill(0.25);
+    writePackedFile(cellsFile, cells.header, cells.arrays, { digest: true });
+    const countsFile = kept('overlay-base-counts-v1');
+    const counts = readPackedFile(countsFile)!;
+    const data = counts.header.data as Record<string, number>;
+    writePackedFile(countsFile, { ...counts.header, data: { ...data, npuUnmatched: data.npuUnmatched + 1 } }, counts.arrays, { digest: true });
+    const second = await session();
+    expect(second.counts.npuUnmatched).toBe(first.counts.npuUnmatched + 1);
+    expect(first.values.filter((v) => v === 0.25)).toHaveLength(0);
+    expect(second.values.filter((v) => v === 0.25).length).toBeGreaterThan(10);
+  }, 60_000);
+});

@@ -77,7 +77,7 @@ async function save(port: number, overlay: string, body: unknown): Promise<Answe
       mkdirSync(dir);
       copyFileSync(file, path.join(dir, 'big.vis.db'));
     }
-    // Unmatched NPU nodes whose Bench namesakes are unmatched too (bench/visgen leaves Bench links empty): matched.
+    // Unmatched NPU nodes whose Bench namesakes are unmatched too (bench/visgen unmatches both, as msprobe): matched.
     const db = new Database(file, { readonly: true });
     const ids = db
       .prepare(

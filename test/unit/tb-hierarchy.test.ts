@@ -12,6 +12,7 @@ import {
   type TbMetaEdge,
 } from '../../src/core/tbgraph/hierarchy.js';
 import type { TbGraph, TbOp } from '../../src/core/tbgraph/opGraph.js';
+import { packHierarchy, packOpDetails, TbView } from '../../src/core/tbgraph/packed.js';
 import { repoRoot } from '../helpers/shared.js';
 
 const fixtureText = (name: string) => readFileSync(path.join(repoRoot, 'test/fixtures/tb', name), 'utf8');
@@ -22,6 +23,7 @@ function graph(spec: Array<[name: string, op: string, inputs?: string[]]>): TbGr
 }
 
 const children = (h: TbHierarchy, id: string) => h.nodes.get(id)!.children;
+const view = (h: TbHierarchy) => new TbView(packHierarchy(h), packOpDetails(h.graph));
 const edgeList = (edges: TbMetaEdge[] | undefined) =>
   (edges ?? []).map((e) => `${e.from}->${e.to} d${e.data} c${e.control}`).sort();
 
@@ -168,7 +170,8 @@ describe('10,000 nodes in 100 scopes, encoded with protobufjs', () => {
 });
 
 describe('viewer contract (src/core/api/types.ts)', () => {
-  const h = buildHierarchy(
+  // Through the packed form the server answers from (packed.ts).
+  const h = view(buildHierarchy(
     graphDefToGraph(
       parseGraphDefText(`
         node { name: "in" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -176,7 +179,7 @@ describe('viewer contract (src/core/api/types.ts)', () => {
         node { name: "net/fc" op: "MatMul" input: "in" device: "/cpu:0"
                attr { key: "note" value { s: "${'x'.repeat(3000)}" } } }`),
     ),
-  );
+  ));
   it('answers children with their edges, and node details with inputs, shapes and truncated attributes', () => {
     expect(tbChildren(h, ROOT_ID)).toMatchObject({
       node: ROOT_ID,

@@ -19,30 +19,10 @@ import { bytesSource, forEachTfRecord, type ByteSource } from '../../src/core/fo
 import { FUNCTION_LIBRARY } from '../../src/core/tbgraph/opGraph.js';
 import { buildHierarchy } from '../../src/core/tbgraph/hierarchy.js';
 import { repoRoot } from '../helpers/shared.js';
+import { concat, frame } from '../helpers/tbEncode.js';
 
 const fixture = (name: string) => new Uint8Array(readFileSync(path.join(repoRoot, 'test/fixtures/tb', name)));
 const text = (name: string) => new TextDecoder().decode(fixture(name));
-
-/** One TFRecord around `data`, framed as TensorBoard's writer does. */
-function frame(data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(16 + data.length);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, data.length, true);
-  dv.setUint32(8, maskedCrc32c(out, 0, 8), true);
-  out.set(data, 12);
-  dv.setUint32(12 + data.length, maskedCrc32c(data), true);
-  return out;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
 
 describe('CRC-32C', () => {
   it('matches the Castagnoli check value and the TFRecord mask', () => {
@@ -98,6 +78,9 @@ describe('event files (TFRecord framing)', () => {
     ]);
     expect(index.graphs.every((g) => g.wallTime > 1.7e9)).toBe(true);
     expect(index.nextOffset).toBe(src.size);
+    // Read in chunks smaller than a record (the server's thread yields between chunks): the same index.
+    const small = await scanEventFile(src, { chunkSize: 64 });
+    expect({ ...small, error: null }).toEqual(index);
     // A file that grew is scanned on from where the last scan stopped.
     const resumed = await scanEventFile(src, { startOffset: index.graphs[1].recordOffset });
     expect(resumed.graphs.map((g) => [g.kind, g.step, g.recordOffset])).toEqual(

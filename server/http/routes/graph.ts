@@ -1,11 +1,13 @@
 import { Router, type Request, type Response } from 'express';
-import { HEATMAP_DEFAULT_RANK_LIMIT, HEATMAP_MAX_RANK_LIMIT, type IndexingResponse, type Side } from '../../../src/core/api/types.js';
+import { HEATMAP_DEFAULT_RANK_LIMIT, HEATMAP_MAX_RANK_LIMIT, type ChildrenResponse, type IndexingResponse, type Side } from '../../../src/core/api/types.js';
 import { rankFiles } from '../../logdir/rankFiles.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
 import type { FindRequest } from '../../store/findPool.js';
 import { HEATMAP_SOFT_MS, type HeatmapQuery } from '../../store/heatmapQuery.js';
 import { BadSearchError, DEFAULT_FIND_LIMIT, MAX_FIND_LIMIT, parseSearch, type FilterQuery, type GraphSelector } from '../../store/findQuery.js';
-import { GraphFileError, StaleFileError, UnknownGraphError, type GraphStore } from '../../store/graphStore.js';
+import { dataflowEdges } from '../../store/dataflowQuery.js';
+import { runStatsOf } from '../../store/tbGraph/runStats.js';
+import { GraphFileError, StaleFileError, UnknownGraphError, type ChildrenQuery, type GraphStore } from '../../store/graphStore.js';
 import { WorkBudgetExceeded, WorkInProgress, withWorkBudget } from '../../store/workBudget.js';
 import type { GraphFileRef, GraphFormat } from '../../store/openStore.js';
 import { runFind } from '../../store/findPool.js';
@@ -44,12 +46,14 @@ export function graphRouter(ctx: AppContext): Router {
         limit: intParam(req, 'limit', 0),
         ...graph,
       };
-      const key = JSON.stringify(q);
+      // Issue 16's inferred dataflow, msprobe files only (a TensorBoard graph's children carry their real edges).
+      const dataflow = flagParam(req, 'dataflow') && (ref.format === 'vis' || ref.format === 'db');
+      const key = JSON.stringify(dataflow ? { ...q, dataflow } : q);
       let text = ctx.answers.get(store, key);
       if (text === undefined) {
         const children = store.children(q);
         if (!children) throw unknownNode(ref, side, nodeId ?? '');
-        text = JSON.stringify(children);
+        text = JSON.stringify(dataflow ? { ...children, ...cachedDataflow(ctx, store, q, children.total ?? children.children.length) } : children);
         ctx.answers.set(store, key, text);
       }
       res.type('json').send(text);
@@ -57,11 +61,16 @@ export function graphRouter(ctx: AppContext): Router {
   });
 
   router.get('/api/graph/node', (req, res) => {
-    return withAnyGraph(ctx, req, res, ({ store, ref, graph }) => {
+    return withAnyGraph(ctx, req, res, async ({ store, ref, graph }) => {
       const side = sideParam(req, store, ref);
       const nodeId = requiredString(req, 'node');
       const node = store.node({ side, nodeId, ...graph });
       if (!node) throw unknownNode(ref, side, nodeId);
+      // An event file's op: the step stats its tagged_run_metadata records hold for it (by node name).
+      if (ref.format === 'tfevents' && node.tb?.kind === 'op') {
+        const runStats = await runStatsOf(ref.absPath, node.id);
+        if (runStats.length > 0) node.tb = { ...node.tb, runStats };
+      }
       res.json(node);
     });
   });
@@ -125,7 +134,7 @@ export function graphRouter(ctx: AppContext): Router {
       const window = { rankOffset, rankLimit, softMs: Math.min(HEATMAP_SOFT_MS, ctx.workBudgetMs / 2) };
       let query: HeatmapQuery;
       if (ref.format === 'vis') {
-        const own = rankFiles(ctx.logdirReal, ref);
+        const own = rankFiles(ctx.roots, ref);
         query = { step: own.step, files: own.files.slice(rankOffset, rankOffset + rankLimit), totalFiles: own.files.length, ...window };
       } else query = { step: graph.step ?? store.meta().steps[0] ?? 0, ...window };
       return sendFound(ctx, res, ref, store, { kind: 'heatmap', query });
@@ -133,6 +142,19 @@ export function graphRouter(ctx: AppContext): Router {
   );
 
   return router;
+}
+
+/**
+ * The inferred edges of one node, kept per file version (the store) and node in the answer cache so that every page
+ * of a large group, and every user, reads the children's records once.
+ */
+function cachedDataflow(ctx: AppContext, store: GraphStore, q: ChildrenQuery, total: number): Pick<ChildrenResponse, 'edges' | 'dataflowSkipped'> {
+  const key = JSON.stringify({ dataflow: [q.side, q.nodeId ?? null, q.micro ?? -1, q.step ?? null, q.rank ?? null] });
+  const kept = ctx.answers.get(store, key);
+  if (kept !== undefined) return JSON.parse(kept) as Pick<ChildrenResponse, 'edges' | 'dataflowSkipped'>;
+  const found = dataflowEdges(store, q, total) ?? { edges: [] };
+  ctx.answers.set(store, key, JSON.stringify(found));
+  return found;
 }
 
 /**
@@ -201,7 +223,7 @@ export async function withAnyGraph(ctx: AppContext, req: Request, res: Response,
   const tag = requiredString(req, 'tag');
   const format = formatParam(req);
   const graph: GraphSelector = { step: intParam(req, 'step', 0), rank: intParam(req, 'rank', 0) };
-  const resolved = resolveGraphFile(ctx.logdirReal, run, tag, format);
+  const resolved = resolveGraphFile(ctx.roots, run, tag, format);
   if (!resolved.ok) throw new HttpError(resolved.status, resolved.message.key, resolved.message.params);
   const ref = resolved.ref;
   try {

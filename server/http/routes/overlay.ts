@@ -10,12 +10,14 @@ import type { BaseCounts } from '../../overlay/overlayEntry.js';
 import { targetOf } from '../../overlay/overlayParam.js';
 import { MAX_SUMMARIES_BODY_BYTES, parseExportRequest, parseOverlayRequest, parseSaveRequest, parseSummariesRequest, readJsonBody } from '../../overlay/overlayRequest.js';
 import { OverlayStore } from '../../overlay/overlayStore.js';
+import { SummaryViews } from '../../overlay/summaryViews.js';
 import { modifiedPairs } from '../../overlay/saveDb.js';
 import { runSave, SaveFailure, SaveJob, SaveJobs, saveBytes, type SaveTask } from '../../overlay/saveJobs.js';
 import { planMatchedVis } from '../../overlay/saveVis.js';
 import { writeGuard } from '../../overlay/writeGuard.js';
 import type { FindRequest } from '../../store/findPool.js';
 import { MAX_FIND_LIMIT, type FilterQuery } from '../../store/findQuery.js';
+import { derivedWriteProblem, readDerived, writeDerived } from '../../store/derivedCache.js';
 import { GraphFileError, StaleFileError } from '../../store/graphStore.js';
 import { currentStamp, type GraphFileRef } from '../../store/openStore.js';
 import { defaultIndexWorkerScript, IndexJobFailure, startIndexJob } from '../../store/visJsonIndex/indexJobs.js';
@@ -41,6 +43,7 @@ export function overlayRouter(ctx: AppContext): Router {
   const locks = new Map<string, Promise<unknown>>();
   const saves = new SaveJobs<OverlayWriteResponse>();
   const baseCounts = new Map<string, BaseCounts>();
+  const views = new SummaryViews();
 
   /** Runs `fn` after every earlier locked call on the same file has finished. */
   const locked = <T>(absPath: string, fn: () => Promise<T>): Promise<T> => {
@@ -84,16 +87,32 @@ export function overlayRouter(ctx: AppContext): Router {
     });
   });
 
-  /** The file's unmatched counts per graph, from its filter (cached per file version and graph). */
+  /**
+   * The file's unmatched counts per graph, from its filter: kept per file version and graph, here and in the derived
+   * cache (a reopened file does not count again).
+   */
   const countsOf = async (o: Opened, res: Response, npuNodes: number): Promise<BaseCounts> => {
     const key = JSON.stringify([o.ref.absPath, o.stamp, o.step, o.rank]);
-    const known = baseCounts.get(key);
-    if (known) return known;
+    const derived = ctx.stores.derived;
+    const fileStamp = derived ? statStamp(o.ref.absPath) : null;
+    const derivedKey = `${o.stamp}/${o.step}/${o.rank}`;
+    let counts = baseCounts.get(key) ?? (derived && fileStamp ? keptCounts(readDerived(derived.cacheDir, COUNTS_KIND, o.ref.absPath, derivedKey, fileStamp)?.header, npuNodes) : null);
+    if (counts) return remember(key, counts);
     const unmatched = async (side: 'npu' | 'bench') => {
       const query: FilterQuery = { side, precision: [], unmatched: true, overflow: [], leaves: false, limit: 0, step: o.step, rank: o.rank };
       return (JSON.parse(await baseFind(o, res)({ kind: 'filter', query })) as FindResponse).total;
     };
-    const counts = { npuUnmatched: await unmatched('npu'), benchUnmatched: await unmatched('bench'), npuNodes };
+    counts = { npuUnmatched: await unmatched('npu'), benchUnmatched: await unmatched('bench'), npuNodes };
+    if (derived && fileStamp) {
+      try {
+        writeDerived(derived.cacheDir, COUNTS_KIND, o.ref.absPath, derivedKey, fileStamp, { ...counts }, [], derived.maxBytes);
+      } catch (e) {
+        derived.log(derivedWriteProblem(derived.cacheDir, e));
+      }
+    }
+    return remember(key, counts);
+  };
+  const remember = (key: string, counts: BaseCounts) => {
     if (baseCounts.size >= 256) baseCounts.clear();
     baseCounts.set(key, counts);
     return counts;
@@ -129,22 +148,14 @@ export function overlayRouter(ctx: AppContext): Router {
   );
 
   router.post('/api/overlay/summaries', async (req, res) => {
-    const { ids, fields } = parseSummariesRequest(await readJsonBody(req, MAX_SUMMARIES_BODY_BYTES));
+    const body = parseSummariesRequest(await readJsonBody(req, MAX_SUMMARIES_BODY_BYTES));
     return withGraph(ctx, req, res, (o) => {
       const side = sideParam(req, o.store, o.ref);
+      // A pane's ids are sent once; its recolours name them by the answer's key (summaryViews.ts).
+      const view = body.ids ? views.create(targetOf(o), side, body.ids) : views.get(body.view, targetOf(o), side);
+      if (!view) throw new HttpError(409, 'viewUnknown', { id: body.view!.slice(0, 64) }, 'viewUnknown');
       // As /children summarises each node under the overlay: its patch and, with a metric choice, its index.
-      const found = o.store.summaries({ side, ids, step: o.step, rank: o.rank });
-      const all = fields === 'all';
-      const answer: OverlaySummariesResponse = { missing: [], precisionIndex: [], ...(all ? { overflowLevel: [], matchedNodeLink: [] } : {}) };
-      found.forEach((s, k) => {
-        const held = s !== undefined && !s.synthetic;
-        if (!held) answer.missing.push(k);
-        answer.precisionIndex.push(held ? s.precisionIndex : null);
-        if (all) {
-          answer.overflowLevel!.push(held ? s.overflowLevel : null);
-          answer.matchedNodeLink!.push(held ? s.matchedNodeLink : []);
-        }
-      });
+      const answer: OverlaySummariesResponse = view.answer(o.store, o.step, o.rank, body.fields);
       res.json(answer);
     });
   });
@@ -153,7 +164,7 @@ export function overlayRouter(ctx: AppContext): Router {
 
   router.get('/api/overlay/configs', (req, res) =>
     withGraph(ctx, req, res, (o) => {
-      const answer: OverlayConfigsResponse = { files: listConfigs(ctx.logdirReal, o.ref), writable: !ctx.readOnly };
+      const answer: OverlayConfigsResponse = { files: listConfigs(rootOf(ctx, o.ref), o.ref), writable: !ctx.readOnly };
       res.json(answer);
     }),
   );
@@ -161,7 +172,7 @@ export function overlayRouter(ctx: AppContext): Router {
   router.get('/api/overlay/config', (req, res) =>
     withGraph(ctx, req, res, (o) => {
       const file = requiredString(req, 'file');
-      const answer: OverlayConfigResponse = { file, pairs: readConfig(ctx.logdirReal, o.ref, file).map(([npu, bench]) => ({ npu, bench })) };
+      const answer: OverlayConfigResponse = { file, pairs: readConfig(rootOf(ctx, o.ref), o.ref, file).map(([npu, bench]) => ({ npu, bench })) };
       res.json(answer);
     }),
   );
@@ -195,7 +206,7 @@ export function overlayRouter(ctx: AppContext): Router {
     } catch (e) {
       // A save that lost a race finds its overlay gone with the old file version: say what happened to the file.
       if (e instanceof HttpError && e.code === 'overlayUnknown') {
-        const resolved = resolveGraphFile(ctx.logdirReal, requiredString(req, 'run'), requiredString(req, 'tag'), formatParam(req));
+        const resolved = resolveGraphFile(ctx.roots, requiredString(req, 'run'), requiredString(req, 'tag'), formatParam(req));
         if (resolved.ok && stampNow(resolved.ref) !== body.stamp) throw new HttpError(409, 'staleSave', { file: resolved.ref.relPath }, 'fileChanged');
       }
       throw e;
@@ -263,7 +274,34 @@ export function overlayRouter(ctx: AppContext): Router {
   return router;
 }
 
+/** The derived cache's kind of a graph's unmatched counts (derivedCache.ts). */
+const COUNTS_KIND = 'overlay-base-counts-v1';
+
+/** Counts kept by an earlier process, when they are counts of this graph. */
+function keptCounts(h: Record<string, unknown> | undefined, npuNodes: number): BaseCounts | null {
+  const ok = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+  if (!h || !ok(h.npuUnmatched) || !ok(h.benchUnmatched) || h.npuNodes !== npuNodes) return null;
+  return { npuUnmatched: h.npuUnmatched, benchUnmatched: h.benchUnmatched, npuNodes };
+}
+
+/** The file's size, mtime and inode now (the derived cache's validity), or null when it cannot be read. */
+function statStamp(absPath: string): { size: number; mtimeMs: number; ino: number } | null {
+  try {
+    const st = statSync(absPath);
+    return { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+  } catch {
+    return null;
+  }
+}
+
 /** The stamp the file has now, or 409 when it is gone. */
+/** The log dir root the file was found in: its run directory's configs must stay inside it (logRoots.ts). */
+function rootOf(ctx: AppContext, ref: GraphFileRef): string {
+  const root = ctx.roots.rootOf(ref);
+  if (root === null) throw new HttpError(403, 'outsideLogdir', { value: ref.relPath });
+  return root;
+}
+
 function stampNow(ref: GraphFileRef): string {
   try {
     return currentStamp(ref.absPath, ref.format);

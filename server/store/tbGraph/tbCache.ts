@@ -1,10 +1,11 @@
 import type { Stats } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { TbFormatError } from '../../../src/core/formats/tb/tbError.js';
-import type { TbHierarchy } from '../../../src/core/tbgraph/hierarchy.js';
+import { TbView, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
 import { bundledScript } from '../../workers/bundledScript.js';
 import { GraphFileError } from '../graphStore.js';
 import type { IndexProgress } from '../visJsonIndex/indexJobs.js';
+import type { EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
 import { loadProblem, loadTbHierarchy, scanEvents, splitTbTag, type TbFormat, type TbLoadInput } from './tbFiles.js';
 import { TbGraphStore } from './tbStore.js';
 
@@ -25,7 +26,7 @@ export interface TbRef {
 
 export type TbOpenResult = { store: TbGraphStore; stamp: string } | { indexing: IndexProgress; settled: Promise<unknown> };
 
-/** An event file's graphs as listed: tag and step each, or the problem when none could be read. */
+/** An event file's graphs as listed (tag and step each), and the damage that stopped its scan, if any. */
 export type EventListing = { graphs: Array<{ tag: string; step: number }>; problem: string | null };
 
 export interface TbCache {
@@ -33,6 +34,8 @@ export interface TbCache {
   open(ref: TbRef, stats: Stats): TbOpenResult;
   /** Why a GraphDef / ONNX file (its only graph) failed to open at this stamp, or null when not known to fail. */
   knownProblem(absPath: string, stats: Stats): string | null;
+  /** What the reader noted on a graph loaded at this stamp (a newer ONNX IR version, an input naming no node); [] else. */
+  knownNotes(absPath: string, graph: string | null, stats: Stats): readonly string[];
   /** The event file's listing at its current stamp, or a promise that settles when it has been scanned. */
   events(absPath: string, stats: Stats): EventListing | Promise<unknown>;
   forget(absPath: string): void;
@@ -49,6 +52,9 @@ export interface TbCacheOptions {
 
 type Done = { store: TbGraphStore } | { error: GraphFileError };
 
+/** What tbWorker.ts posts: the packed structure, then the op details; or the one-line problem. */
+type TbWorkerMessage = { type: 'structure'; packed: PackedTbHierarchy } | { type: 'details'; ops: StringTable } | { type: 'error'; problem: string };
+
 export function defaultTbWorkerScript(): string | null {
   return bundledScript('store/tbGraph/tbWorker.js', import.meta.url);
 }
@@ -63,20 +69,37 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
   const maxOpen = options.maxOpen ?? 8;
   // Insertion order = use order, oldest first (as openStore.ts).
   const graphs = new Map<string, { stamp: string; done?: Done; job?: { settled: Promise<unknown>; progress: IndexProgress; cancel(): void } }>();
-  const scans = new Map<string, { stamp: string; listing?: EventListing; pending?: Promise<unknown> }>();
+  // `entries`: where each graph's record is, so opening one reads that record instead of scanning the file again.
+  type Scan = { stamp: string; listing?: EventListing; entries?: EventGraphEntry[]; pending?: Promise<unknown> };
+  const scans = new Map<string, Scan>();
   let closed = false;
 
-  const load = (input: TbLoadInput, size: number): { promise: Promise<TbHierarchy>; cancel(): void } => {
-    if (!workerScript || size < inThreadBytes) return { promise: loadTbHierarchy(input), cancel: () => {} };
+  const load = (input: TbLoadInput, size: number): { promise: Promise<TbView>; cancel(): void } => {
+    if (!workerScript || size < inThreadBytes) {
+      return { promise: loadTbHierarchy(input).then(({ packed, details }) => new TbView(packed, details())), cancel: () => {} };
+    }
     const worker = new Worker(workerScript, { workerData: input });
-    const promise = new Promise<TbHierarchy>((resolve, reject) => {
-      worker.once('message', (m: { type: 'done'; hierarchy: TbHierarchy } | { type: 'error'; problem: string }) => {
-        if (m.type === 'done') resolve(m.hierarchy);
-        else reject(new TbFormatError(m.problem)); // already the one line loadProblem gives
-        void worker.terminate();
+    let view: TbView | null = null;
+    const promise = new Promise<TbView>((resolve, reject) => {
+      worker.on('message', (m: TbWorkerMessage) => {
+        if (m.type === 'structure') resolve((view = new TbView(m.packed, null)));
+        else if (m.type === 'details') {
+          view?.setOpDetails(m.ops);
+          void worker.terminate();
+        } else {
+          reject(new TbFormatError(m.problem)); // already the one line loadProblem gives
+          void worker.terminate();
+        }
       });
-      worker.once('error', reject);
-      worker.once('exit', (code) => reject(new Error(`the decoding worker stopped (exit code ${code})`)));
+      worker.once('error', (e) => {
+        reject(e);
+        view?.failOpDetails(e.message);
+      });
+      worker.once('exit', (code) => {
+        const problem = `the decoding worker stopped (exit code ${code})`;
+        reject(new Error(problem));
+        if (view && !view.hasOpDetails) view.failOpDetails(problem);
+      });
     });
     return { promise, cancel: () => void worker.terminate() };
   };
@@ -104,11 +127,13 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
         return { indexing: hit.job!.progress, settled: hit.job!.settled };
       }
       hit?.job?.cancel();
-      const { promise, cancel } = load({ absPath: ref.absPath, format: ref.format, graph }, stats.size);
+      const scanned = ref.format === 'tfevents' ? scans.get(ref.absPath) : undefined;
+      const listed = scanned?.stamp === stamp ? scanned.entries?.find((g) => graph === null || g.tag === graph) : undefined;
+      const { promise, cancel } = load({ absPath: ref.absPath, format: ref.format, graph, ...(listed ? { entry: listed } : {}) }, stats.size);
       const entry: { stamp: string; done?: Done; job?: { settled: Promise<unknown>; progress: IndexProgress; cancel(): void } } = { stamp };
       const settled = promise.then(
-        (h) => {
-          entry.done = { store: new TbGraphStore(h, { file: ref.relPath, run: ref.run, tag: ref.tag, format: ref.format }) };
+        (view) => {
+          entry.done = { store: new TbGraphStore(view, { file: ref.relPath, run: ref.run, tag: ref.tag, format: ref.format }) };
         },
         (e: unknown) => {
           entry.done = { error: new GraphFileError(ref.relPath, loadProblem(e)) };
@@ -127,16 +152,21 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
       const hit = graphs.get(`${absPath}\u0000`);
       return hit?.stamp === tbStamp(stats) && hit.done && 'error' in hit.done ? hit.done.error.problem : null;
     },
+    knownNotes(absPath, graph, stats) {
+      const hit = graphs.get(`${absPath}\u0000${graph ?? ''}`);
+      return hit?.stamp === tbStamp(stats) && hit.done && 'store' in hit.done ? hit.done.store.notes() : [];
+    },
     events(absPath, stats) {
       const stamp = tbStamp(stats);
       const hit = scans.get(absPath);
       if (hit && hit.stamp === stamp) return hit.listing ?? hit.pending!;
-      const entry: { stamp: string; listing?: EventListing; pending?: Promise<unknown> } = { stamp };
+      const entry: Scan = { stamp };
       entry.pending = scanEvents(absPath).then(
         (index) => {
+          entry.entries = index.graphs;
           entry.listing = {
             graphs: index.graphs.map((g) => ({ tag: g.tag, step: g.step })),
-            problem: index.graphs.length === 0 && index.error ? index.error.message : null,
+            problem: index.error?.message ?? null,
           };
         },
         (e: unknown) => {

@@ -1,10 +1,11 @@
 import { open, readFile } from 'node:fs/promises';
-import { scanEventFile, readEventGraph, type EventFileIndex } from '../../../src/core/formats/tb/eventFile.js';
+import { scanEventFile, readEventGraph, type EventFileIndex, type EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
 import { decodeGraphDef, graphDefToGraph, parseGraphDefText } from '../../../src/core/formats/tb/graphDef.js';
 import { decodeOnnxModel, onnxToGraph } from '../../../src/core/formats/tb/onnx.js';
 import { TbFormatError } from '../../../src/core/formats/tb/tbError.js';
 import type { ByteSource } from '../../../src/core/formats/tb/tfRecord.js';
-import { buildHierarchy, type TbHierarchy } from '../../../src/core/tbgraph/hierarchy.js';
+import { buildHierarchy } from '../../../src/core/tbgraph/hierarchy.js';
+import { packHierarchy, packOpDetails, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
 import type { TbGraph } from '../../../src/core/tbgraph/opGraph.js';
 
 /**
@@ -47,7 +48,7 @@ export function splitTbTag(tag: string): { fileName: string; graph: string | nul
   return format ? { fileName: tag, graph: null, format } : null;
 }
 
-async function withSource<T>(absPath: string, fn: (source: ByteSource) => Promise<T>): Promise<T> {
+export async function withSource<T>(absPath: string, fn: (source: ByteSource) => Promise<T>): Promise<T> {
   const fh = await open(absPath, 'r');
   try {
     const { size } = await fh.stat();
@@ -65,9 +66,15 @@ async function withSource<T>(absPath: string, fn: (source: ByteSource) => Promis
   }
 }
 
-/** The graphs an event file holds; scalars and other summaries are skipped undecoded (eventFile.ts). */
+const SCAN_CHUNK_BYTES = 256 * 1024;
+
+/**
+ * The graphs an event file holds; scalars and other summaries are skipped undecoded (eventFile.ts). It runs in the
+ * server's thread, which answers other requests between chunks: 256 KiB ones keep that wait short (a 500 MB file of
+ * scalars read in 1 MiB chunks held other requests up to 0.7 s on a loaded 2-core machine, bench/tb.mjs).
+ */
 export function scanEvents(absPath: string): Promise<EventFileIndex> {
-  return withSource(absPath, (source) => scanEventFile(source));
+  return withSource(absPath, (source) => scanEventFile(source, { chunkSize: SCAN_CHUNK_BYTES }));
 }
 
 /** What a load of one graph needs; posted to tbWorker.ts as is. */
@@ -76,13 +83,22 @@ export interface TbLoadInput {
   format: TbFormat;
   /** The event file's graph tag (null: its first graph); null for GraphDef / ONNX files. */
   graph: string | null;
+  /** That graph's record as a scan of the file at the same stamp found it: read without scanning again. */
+  entry?: EventGraphEntry;
+}
+
+/** A decoded graph: its packed hierarchy, and its ops' details packed when asked (the slower half, packed.ts). */
+export interface TbLoaded {
+  packed: PackedTbHierarchy;
+  details(): StringTable;
 }
 
 /** Decodes the file (in this thread) and builds the viewer's hierarchy. Throws TbFormatError with a one-line problem. */
-export async function loadTbHierarchy(input: TbLoadInput): Promise<TbHierarchy> {
+export async function loadTbHierarchy(input: TbLoadInput): Promise<TbLoaded> {
   let graph: TbGraph;
   if (input.format === 'tfevents') {
     graph = await withSource(input.absPath, async (source) => {
+      if (input.entry) return graphDefToGraph(await readEventGraph(source, input.entry));
       const index = await scanEventFile(source);
       const entry = index.graphs.find((g) => input.graph === null || g.tag === input.graph);
       if (!entry) throw index.error ?? new TbFormatError(input.graph === null ? 'no graph in the file' : `no graph "${input.graph}" in the file`);
@@ -94,7 +110,8 @@ export async function loadTbHierarchy(input: TbLoadInput): Promise<TbHierarchy> 
     else if (input.absPath.endsWith('.pbtxt')) graph = graphDefToGraph(parseGraphDefText(new TextDecoder().decode(bytes)));
     else graph = graphDefToGraph(decodeGraphDef(bytes));
   }
-  return buildHierarchy(graph);
+  const decoded = graph;
+  return { packed: packHierarchy(buildHierarchy(decoded)), details: () => packOpDetails(decoded) };
 }
 
 /** One line for any failure of a load: a reader's TbFormatError (it names the line or offset) or whatever else it threw. */

@@ -1,8 +1,10 @@
 import type { ChildrenResponse, FindResponse, GraphMeta, NodeDetail, NodeSummary, Side, WorstResponse } from '../../../src/core/api/types.js';
-import { ROOT_ID, ancestorsOf, type TbHierarchy } from '../../../src/core/tbgraph/hierarchy.js';
-import { tbChildren, tbNodeDetail, tbNodeSummary } from '../../../src/core/tbgraph/apiView.js';
+import { ROOT_ID } from '../../../src/core/tbgraph/hierarchy.js';
+import { tbChildren, tbNodeDetail, tbSummaryAt } from '../../../src/core/tbgraph/apiView.js';
+import { DetailsPending, type TbView } from '../../../src/core/tbgraph/packed.js';
 import { searchMatcher, type FilterQuery, type SearchQuery } from '../findQuery.js';
-import { pageRange, type ChildrenQuery, type GraphStore, type NodeItems } from '../graphStore.js';
+import { GraphFileError, pageRange, type ChildrenQuery, type GraphStore, type NodeItems } from '../graphStore.js';
+import { WorkInProgress } from '../workBudget.js';
 import type { RatedNodes, WorstQuery } from '../worstQuery.js';
 import type { TbFormat } from './tbFiles.js';
 
@@ -13,9 +15,14 @@ import type { TbFormat } from './tbFiles.js';
  */
 export class TbGraphStore implements GraphStore {
   constructor(
-    private readonly h: TbHierarchy,
+    private readonly v: TbView,
     private readonly named: { file: string; run: string; tag: string; format: TbFormat },
   ) {}
+
+  /** The reader's non-fatal problems (src/core/tbgraph/opGraph.ts TbGraph.problems), for the listing's note. */
+  notes(): readonly string[] {
+    return this.v.p.problems;
+  }
 
   meta(): GraphMeta {
     return {
@@ -31,38 +38,53 @@ export class TbGraphStore implements GraphStore {
       steps: [0],
       ranks: [0],
       roots: { npu: ROOT_ID },
-      nodeCounts: { npu: this.h.nodes.size },
+      nodeCounts: { npu: this.v.size },
     };
   }
 
   children(q: ChildrenQuery): ChildrenResponse | undefined {
     if (q.side !== 'npu') return undefined;
     const id = q.nodeId ?? ROOT_ID;
-    const n = this.h.nodes.get(id);
-    if (!n) return undefined;
-    const [from, to] = pageRange(n.children.length, q.offset, q.limit);
-    return tbChildren(this.h, id, from, to - from);
+    const i = this.v.indexOf(id);
+    if (i < 0) return undefined;
+    const [from, to] = pageRange(this.v.children(i).length, q.offset, q.limit);
+    return tbChildren(this.v, id, from, to - from);
   }
 
   node(q: { side: Side; nodeId: string }): NodeDetail | undefined {
-    const n = q.side === 'npu' ? this.h.nodes.get(q.nodeId) : undefined;
-    if (!n) return undefined;
+    const i = q.side === 'npu' ? this.v.indexOf(q.nodeId) : -1;
+    if (i < 0) return undefined;
+    const parent = this.v.parent(i);
     // The canvas's root is ROOT_ID (meta.roots), so paths start there as an msprobe node's start at its root.
-    return { ...tbNodeDetail(this.h, q.nodeId), upnode: n.parent, path: this.pathOf(q.nodeId) };
+    return { ...this.detail(q.nodeId), upnode: parent < 0 ? null : this.v.id(parent), path: this.pathOf(i) };
   }
 
-  private pathOf(id: string): string[] {
-    return id === ROOT_ID ? [] : [ROOT_ID, ...ancestorsOf(this.h, id)];
+  /** Op details arrive from the decoding worker after the structure (tbCache.ts): meanwhile "in progress" (202). */
+  private detail(id: string) {
+    try {
+      return tbNodeDetail(this.v, id);
+    } catch (e) {
+      if (e instanceof DetailsPending) throw new WorkInProgress(this.named.file, 0, 1);
+      if (e instanceof Error && !(e instanceof GraphFileError)) throw new GraphFileError(this.named.file, e.message);
+      throw e;
+    }
+  }
+
+  private pathOf(i: number): string[] {
+    return i === 0 ? [] : [ROOT_ID, ...this.v.ancestors(i).map((a) => this.v.id(a))];
   }
 
   summaries(q: { side: Side; ids: readonly string[] }): Array<NodeSummary | undefined> {
-    return q.ids.map((id) => (q.side === 'npu' && this.h.nodes.has(id) ? tbNodeSummary(this.h, id) : undefined));
+    return q.ids.map((id) => {
+      const i = q.side === 'npu' ? this.v.indexOf(id) : -1;
+      return i < 0 ? undefined : tbSummaryAt(this.v, i, id);
+    });
   }
 
   items(q: { side: Side; ids: readonly string[] }): Array<NodeItems | undefined> {
     return q.ids.map((id) => {
-      if (q.side !== 'npu' || !this.h.nodes.has(id)) return undefined;
-      const { inputData, outputData } = tbNodeDetail(this.h, id);
+      if (q.side !== 'npu' || this.v.indexOf(id) < 0) return undefined;
+      const { inputData, outputData } = this.detail(id);
       return { inputData, outputData };
     });
   }
@@ -73,15 +95,13 @@ export class TbGraphStore implements GraphStore {
     const matches = searchMatcher(q.query);
     const results: FindResponse['results'] = [];
     let total = 0;
-    const stack = [...(this.h.nodes.get(ROOT_ID)?.children ?? [])].reverse();
-    while (stack.length) {
-      const id = stack.pop()!;
-      const n = this.h.nodes.get(id)!;
+    // Nodes are packed in pre-order from the root (packed.ts): index order is the walk's order.
+    for (let i = 1; i < this.v.size; i++) {
+      const id = this.v.id(i);
       if (matches(id)) {
         total++;
-        if (results.length < q.limit) results.push({ ...tbNodeSummary(this.h, id), path: this.pathOf(id) });
+        if (results.length < q.limit) results.push({ ...tbSummaryAt(this.v, i, id), path: this.pathOf(i) });
       }
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
     }
     return { total, results };
   }

@@ -14,6 +14,7 @@ import type {
   TagEntry,
   Task,
 } from '../../core/api/types.js';
+import { checkTbInfo } from './tbAnswer.js';
 
 /**
  * Checks answers at the fetch boundary: the server passes through what a (possibly hostile or damaged) file holds,
@@ -92,11 +93,15 @@ function fileFormat(v: unknown): GraphFileFormat {
   return FILE_FORMATS.includes(v as GraphFileFormat) ? (v as GraphFileFormat) : 'vis';
 }
 
-/** An edge bundle as the server sends it (issue 16): named ends, integer counts, string labels; others are dropped. */
-function isEdge(v: unknown): v is GraphEdge {
-  if (!isObj(v) || typeof v.from !== 'string' || typeof v.to !== 'string') return false;
-  if (!isInt(v.data) || !isInt(v.control)) return false;
-  return Array.isArray(v.labels) && v.labels.every((l) => typeof l === 'string');
+/**
+ * An edge bundle as the server sends it (issue 16): named ends, integer counts, string labels, and `inferred` on an
+ * msprobe graph's inferred dataflow (drawn in its own style); others are dropped.
+ */
+function edge(v: unknown): GraphEdge | null {
+  if (!isObj(v) || typeof v.from !== 'string' || typeof v.to !== 'string') return null;
+  if (!isInt(v.data) || !isInt(v.control)) return null;
+  if (!Array.isArray(v.labels) || !v.labels.every((l) => typeof l === 'string')) return null;
+  return { from: v.from, to: v.to, data: v.data, control: v.control, labels: v.labels, ...(v.inferred === true ? { inferred: true } : {}) };
 }
 
 function isColorBucket(v: unknown): v is ColorBucket {
@@ -132,8 +137,17 @@ export function checkChildren(body: unknown, file: string): ChildrenResponse {
   if (!Array.isArray(b.children)) throw new BadAnswerError(file, 'children answer has no children list');
   const children = b.children.map(summary).filter((s): s is NodeSummary => s !== null);
   const total = isInt(b.total) && b.total >= 0 ? Math.max(b.total, children.length) : undefined;
-  const edges = Array.isArray(b.edges) ? b.edges.filter(isEdge) : undefined;
-  return { node: str(b.node) ?? '', children, ...(total !== undefined ? { total } : {}), ...(edges ? { edges } : {}) };
+  const edges = Array.isArray(b.edges) ? b.edges.map(edge).filter((e): e is GraphEdge => e !== null) : undefined;
+  // Why an msprobe group asked for its dataflow has none (too many children to read).
+  const why = b.dataflowSkipped;
+  const skipped = isObj(why) && why.reason === 'tooManyChildren' && isInt(why.limit) ? { reason: 'tooManyChildren' as const, limit: why.limit } : undefined;
+  return {
+    node: str(b.node) ?? '',
+    children,
+    ...(total !== undefined ? { total } : {}),
+    ...(edges ? { edges } : {}),
+    ...(skipped ? { dataflowSkipped: skipped } : {}),
+  };
 }
 
 export function checkFind(body: unknown, file: string): FindResponse {
@@ -151,6 +165,7 @@ export function checkNode(body: unknown, file: string): NodeDetail {
   const s = summary(b);
   if (!s) throw new BadAnswerError(file, 'node record without an id');
   const records = (v: unknown) => (isObj(v) ? (Object.fromEntries(Object.entries(v).filter(([, x]) => isObj(x))) as NodeDetail['inputData']) : {});
+  const tb = checkTbInfo(b.tb);
   return {
     ...s,
     side: b.side === 'bench' ? 'bench' : 'npu',
@@ -162,6 +177,7 @@ export function checkNode(body: unknown, file: string): NodeDetail {
     suggestions: isObj(b.suggestions) ? b.suggestions : {},
     parallelMergeInfo: strings(b.parallelMergeInfo),
     matchedDistributed: b.matchedDistributed ?? {},
+    ...(tb ? { tb } : {}),
   };
 }
 
@@ -178,6 +194,7 @@ export function checkRuns(body: unknown): RunsResponse {
           tag,
           format: fileFormat(t.format),
           ...(isInt(t.step) ? { step: t.step } : {}),
+          ...(typeof t.note === 'string' ? { note: t.note } : {}),
           graphType: t.graphType === 'build' || t.graphType === 'compare' ? t.graphType : null,
           sizeBytes: typeof t.sizeBytes === 'number' && t.sizeBytes >= 0 ? t.sizeBytes : 0,
           error: t.error === null || t.error === undefined ? null : String(t.error),

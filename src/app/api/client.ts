@@ -189,6 +189,8 @@ export interface ChildrenOptions {
   micro?: number;
   offset?: number;
   limit?: number;
+  /** 1 = an msprobe group's inferred dataflow edges too (issue 16, commands/dataflow.ts). */
+  dataflow?: 1;
 }
 
 export interface FilterQuery {
@@ -223,7 +225,7 @@ export const client = {
   children: (ref: GraphRef, side: Side, nodeId: string | undefined, options: ChildrenOptions = {}, signal?: AbortSignal) =>
     getJson<ChildrenPageResponse>(
       'graph/children',
-      { ...graphQuery(ref), side, node: nodeId, micro: options.micro, offset: options.offset, limit: options.limit },
+      { ...graphQuery(ref), side, node: nodeId, micro: options.micro, offset: options.offset, limit: options.limit, dataflow: options.dataflow },
       (b) => checkChildren(b, fileOf(ref)),
       signal,
     ),

@@ -11,7 +11,7 @@ import type {
 } from '../../core/api/overlay.js';
 import type { NodeSummary, Side } from '../../core/api/types.js';
 import { BadAnswerError } from './answers.js';
-import { fileOf, getJson, graphQuery, postJson, type GraphRef } from './client.js';
+import { ApiRequestError, fileOf, getJson, graphQuery, postJson, type GraphRef } from './client.js';
 
 /**
  * Issue 15's overlay routes (src/core/api/overlay.ts). `register` is the only one sent without an overlay id; the
@@ -67,7 +67,32 @@ function checkConfig(body: unknown, file: string): OverlayConfigResponse {
 /** The positional answer back as one entry per id held (`fields` says which it carries). */
 export type SummaryPatch = Pick<NodeSummary, 'id' | 'precisionIndex'> & Partial<Pick<NodeSummary, 'overflowLevel' | 'matchedNodeLink'>>;
 
-function checkSummaries(body: unknown, file: string, ids: readonly string[], fields: 'all' | 'precision'): SummaryPatch[] {
+/** The view key a summaries answer gave for the ids last sent, per graph and side (src/core/api/overlay.ts). */
+const sentViews = new Map<string, { ids: readonly string[]; view: string }>();
+const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * The summaries of `ids`: sent once, then named by the key the server gave them while a pane's ids stay the same
+ * (a recolour after each overlay change); a server that no longer holds the key (409 `viewUnknown`) gets the ids again.
+ */
+async function summaries(ref: GraphRef, side: Side, ids: string[], fields: 'all' | 'precision', signal?: AbortSignal): Promise<SummaryPatch[]> {
+  const slot = JSON.stringify([graphQuery(ref), side]);
+  const query = { ...graphQuery(ref), side };
+  const known = sentViews.get(slot);
+  const check = (b: unknown) => checkSummaries(b, fileOf(ref), ids, fields);
+  if (known && sameIds(known.ids, ids)) {
+    try {
+      return (await postJson('overlay/summaries', query, { view: known.view, fields }, check, signal)).patches;
+    } catch (err) {
+      if (!(err instanceof ApiRequestError && err.status === 409 && err.code === 'viewUnknown')) throw err;
+    }
+  }
+  const answer = await postJson('overlay/summaries', query, { ids, fields }, check, signal);
+  if (answer.view !== null) sentViews.set(slot, { ids, view: answer.view });
+  return answer.patches;
+}
+
+function checkSummaries(body: unknown, file: string, ids: readonly string[], fields: 'all' | 'precision'): { view: string | null; patches: SummaryPatch[] } {
   const bad = () => new BadAnswerError(file, 'summaries answer does not fit the ids asked');
   if (!isObj(body) || !Array.isArray(body.precisionIndex) || !Array.isArray(body.missing) || body.precisionIndex.length !== ids.length) throw bad();
   const all = fields === 'all';
@@ -85,7 +110,7 @@ function checkSummaries(body: unknown, file: string, ids: readonly string[], fie
     }
     out.push(patch);
   }
-  return out;
+  return { view: typeof body.view === 'string' && body.view !== '' ? body.view : null, patches: out };
 }
 
 function checkWrite(body: unknown, file: string): OverlayWriteResponse {
@@ -100,8 +125,7 @@ export const overlayApi = {
     postJson('overlay', graphQuery(ref), request, (b) => checkOverlay(b, fileOf(ref), request.ops.length), signal),
   nodes: (ref: GraphRef, side: Side, state: ListState, offset: number, limit: number, signal?: AbortSignal) =>
     getJson('overlay/nodes', { ...graphQuery(ref), side, state, offset, limit }, (b) => checkNodes(b, fileOf(ref)), signal),
-  summaries: (ref: GraphRef, side: Side, ids: string[], fields: 'all' | 'precision', signal?: AbortSignal) =>
-    postJson('overlay/summaries', { ...graphQuery(ref), side }, { ids, fields }, (b) => checkSummaries(b, fileOf(ref), ids, fields), signal),
+  summaries,
   configs: (ref: GraphRef, signal?: AbortSignal) => getJson('overlay/configs', graphQuery(ref), (b) => checkConfigs(b, fileOf(ref)), signal),
   config: (ref: GraphRef, file: string, signal?: AbortSignal) =>
     getJson('overlay/config', { ...graphQuery(ref), file }, (b) => checkConfig(b, fileOf(ref)), signal),

@@ -1,4 +1,4 @@
-import type { NodeSummary } from '../../core/api/types.js';
+import type { GraphEdge, NodeSummary } from '../../core/api/types.js';
 import { isSplitId, parseSplitId, planSplit, rangeChain, SPLIT_THRESHOLD, splitId } from '../../core/layout/groupSplit.js';
 import { NodeOp } from '../../core/model/graph.js';
 import { childrenLoaded, promote, withoutItem } from './expansion.js';
@@ -18,6 +18,8 @@ export interface ChildrenPage {
   children: readonly NodeSummary[];
   /** How many children the group has in all (the page may hold fewer). */
   total: number;
+  /** Dataflow among all the group's children, when the server sends it. */
+  edges?: readonly GraphEdge[];
 }
 
 /**
@@ -27,7 +29,8 @@ export interface ChildrenPage {
 export function pageLoaded(tree: TreeState, id: string, page: ChildrenPage, threshold = SPLIT_THRESHOLD): TreeState {
   const range = parseSplitId(id);
   if (range) return childrenLoaded(tree, id, pageSlice(page, range.lo, range.hi));
-  if (page.total <= threshold) return childrenLoaded(tree, id, pageSlice(page, 0, page.total));
+  // Edges are drawn between the children they name, so a group drawn as pseudo-groups shows none.
+  if (page.total <= threshold) return withEdges(childrenLoaded(tree, id, pageSlice(page, 0, page.total)), id, page.edges);
   const plan = planSplit(id, page.total, threshold);
   const nodes = new Map(tree.nodes);
   const parentOf = new Map(tree.parentOf);
@@ -54,6 +57,14 @@ export function pageLoaded(tree: TreeState, id: string, page: ChildrenPage, thre
   const totals = new Map(tree.totals);
   totals.set(id, page.total);
   return promote({ ...tree, nodes, parentOf, children, totals, loading: withoutItem(tree.loading, id) });
+}
+
+function withEdges(tree: TreeState, id: string, edges: readonly GraphEdge[] | undefined): TreeState {
+  if (!edges?.length && !tree.edges.has(id)) return tree;
+  const all = new Map(tree.edges);
+  if (edges?.length) all.set(id, edges);
+  else all.delete(id);
+  return { ...tree, edges: all };
 }
 
 function pageSlice(page: ChildrenPage, lo: number, hi: number): readonly NodeSummary[] {

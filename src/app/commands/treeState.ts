@@ -1,4 +1,4 @@
-import type { NodeSummary } from '../../core/api/types.js';
+import type { GraphEdge, NodeSummary } from '../../core/api/types.js';
 
 /**
  * What one graph pane knows about its tree: loaded nodes, which groups are open, what is being fetched, and which
@@ -32,6 +32,8 @@ export interface TreeState {
    * is loaded, its real children, whose `parentOf` is then the pseudo-group.
    */
   totals: ReadonlyMap<string, number>;
+  /** Dataflow among a group's children (TensorBoard graphs, or the inferred msprobe layer), from its children answer. */
+  edges: ReadonlyMap<string, readonly GraphEdge[]>;
 }
 
 export const EMPTY_TREE: TreeState = {
@@ -46,6 +48,7 @@ export const EMPTY_TREE: TreeState = {
   failed: new Map(),
   dirty: new Set(),
   totals: new Map(),
+  edges: new Map(),
 };
 
 /** A fresh tree for a newly opened file: the root is wanted open, nothing is loaded yet. */

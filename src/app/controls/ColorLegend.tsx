@@ -5,6 +5,8 @@ import { useAppStore } from '../state/appStore.js';
 import { useOverlayStore } from '../state/overlayStore.js';
 import { bucketLabel, taskMeaningKey } from './bucketLabel.js';
 import { ColorEditor } from './ColorEditor.js';
+import { InferredEdgeLegend } from './DataflowToggle.js';
+import { RecordedEdgeLegend } from './EdgeLegend.js';
 import { MetricDialog } from './MetricDialog.js';
 
 /**
@@ -22,6 +24,8 @@ export function ColorLegend() {
     return (
       <section className="pb-legend" data-testid="color-legend">
         <p className="pb-legend__meaning">{t('legend.build')}</p>
+        <RecordedEdgeLegend />
+        <InferredEdgeLegend />
       </section>
     );
   }
@@ -69,6 +73,7 @@ export function ColorLegend() {
           <span>{t('legend.noValue')}</span>
         </li>
       </ul>
+      <InferredEdgeLegend />
       <p className="pb-legend__note">{t('legend.benchNeutral')}</p>
     </section>
   );

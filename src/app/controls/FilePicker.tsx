@@ -87,6 +87,12 @@ export function FilePicker() {
           {t('picker.fileError', { error: tagEntry.error })}
         </p>
       )}
+      {/* A TensorBoard-side graph that opened with a problem its reader noted (issue 16); the server words it. */}
+      {tagEntry?.note && (
+        <p className="pb-picker__note" data-testid="file-note" role="status">
+          {tagEntry.note}
+        </p>
+      )}
       {steps.length > 1 && (
         <NumberSelect
           label={t('picker.step')}

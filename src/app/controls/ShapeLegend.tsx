@@ -1,8 +1,10 @@
 import { useT, type MessageKey } from '../i18n/i18n.js';
+import { DataflowToggle } from './DataflowToggle.js';
 
 /**
  * The node-shape bar above the panes. Shapes mirror the canvas's visual grammar (reference-viewer.md §3.3):
- * module = rounded box, leaf = ellipse, API list = long dashes, fusion collection = short dashes.
+ * module = rounded box, leaf = ellipse, API list = long dashes, fusion collection = short dashes. It also holds the
+ * msprobe graphs' "Dataflow (inferred)" switch (issue 16).
  */
 interface ShapeEntry {
   label: MessageKey;
@@ -48,6 +50,7 @@ export function ShapeLegend() {
           {t(e.label)}
         </span>
       ))}
+      <DataflowToggle />
     </div>
   );
 }

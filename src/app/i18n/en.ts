@@ -1,4 +1,5 @@
 import { overlayEn } from './overlayEn.js';
+import { tbNodeEn } from './tbNodeEn.js';
 /**
  * English UI strings: the source of truth for message keys. zh-CN must define every key (checked by the type of
  * `zhCN` and by test/unit/shell/i18n.test.ts). `{name}` placeholders are filled by `t(key, {name})`.
@@ -6,6 +7,8 @@ import { overlayEn } from './overlayEn.js';
 export const en = {
   // Issue 15: the comparison overlay (Match panel, colour editor, metric dialog).
   ...overlayEn,
+  // Issue 16: a TensorBoard / ONNX node's details.
+  ...tbNodeEn,
   'app.title': 'probeboard',
   // Issue 14: rank × module heatmap and communication peers (HeatmapPanel, CommunicationTab).
   'heatmap.title': 'Ranks × modules',
@@ -87,6 +90,17 @@ export const en = {
   'legend.apiListTip': 'APIs called between two modules, grouped (Apis_Between_Modules).',
   'legend.fusion': 'Multi collection',
   'legend.fusionTip': 'A fusion collection of several operators.',
+  // Issue 16: msprobe graphs' optional inferred dataflow (DataflowToggle).
+  'dataflow.toggle': 'Dataflow (inferred)',
+  'dataflow.toggleTip':
+    'Draw edges inside expanded modules, inferred from the file: an output of one node and an input of a later sibling with the same md5, or else the same dtype, shape and Max/Min/Mean/Norm. msprobe files record no edges.',
+  'legend.dataEdge': 'dataflow (×N: bundled edges)',
+  'legend.dataEdgeTip': 'A tensor from one node to another, as the file records it; edges between the same two boxes are bundled, thicker with their count.',
+  'legend.controlEdge': 'control dependency',
+  'legend.controlEdgeTip': 'A ^input: the target runs after the source, no tensor flows.',
+  'legend.inferred': 'inferred dataflow',
+  'legend.inferredTip':
+    'Not in the file: an output of a node and an input of a later node in the same module carry the same fingerprint (md5, or dtype, shape and statistics), so the tensor probably flows between them.',
   'legend.unmatched': 'No matching node',
   'legend.noValue': 'No value (NaN or not computed)',
   'legend.benchNeutral': 'Bench nodes are drawn neutral; NPU nodes carry the colour.',
@@ -205,6 +219,8 @@ export const en = {
     'Bucket {bucket}: {examined} nodes read, {inherited} inherit the difference from their inputs, {skipped} passed over (statistics identical on both sides, scored 1 by the NaN rule){list}.',
   'info.nanRuleIdentical': 'Not divergent: these NaN/inf statistics are identical on NPU and Bench; msprobe’s NaN rule scores the node 1 anyway.',
   'pane.sync': 'Sync',
+  'edge.tip': '{from} → {to}: {data} data, {control} control',
+  'edge.inferredTip': '{from} → {to}: {data} inferred (an output and a later input have the same fingerprint)',
   'pane.unreachable': 'Unreachable from root ({count})',
   'pane.unreachableTip': 'Not a node of the file: it gathers the nodes this side\'s root does not reach through subnodes. msprobe writes them into .vis files but no tree shows them (a .vis.db drops them).',
   'pane.syncTip': 'Expanding or collapsing a matched node also expands or collapses its counterpart on the other side',

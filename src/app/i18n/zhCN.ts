@@ -1,10 +1,13 @@
 import type { MessageKey } from './en.js';
 import { overlayZhCN } from './overlayZhCN.js';
+import { tbNodeZhCN } from './tbNodeZhCN.js';
 
 /** 简体中文界面文字. Typed against en.ts so a missing key fails the build. */
 export const zhCN: Record<MessageKey, string> = {
   // Issue 15: the comparison overlay (Match panel, colour editor, metric dialog).
   ...overlayZhCN,
+  // Issue 16: a TensorBoard / ONNX node's details.
+  ...tbNodeZhCN,
   'app.title': 'probeboard',
   // Issue 14: rank × module heatmap and communication peers (HeatmapPanel, CommunicationTab).
   'heatmap.title': '卡 × 模块热力图',
@@ -85,6 +88,15 @@ export const zhCN: Record<MessageKey, string> = {
   'legend.apiListTip': '两个模块之间调用的 API 的集合（Apis_Between_Modules）。',
   'legend.fusion': '融合算子集合',
   'legend.fusionTip': '由多个算子组成的融合集合。',
+  'dataflow.toggle': '数据流（推断）',
+  'dataflow.toggleTip':
+    '在展开的模块内绘制由文件推断出的边：某节点的输出与其后同级节点的输入 md5 相同，或 dtype、shape 与 Max/Min/Mean/Norm 全部相同。msprobe 文件本身不记录边。',
+  'legend.dataEdge': '数据流（×N：合并的边数）',
+  'legend.dataEdgeTip': '文件记录的张量流向；同一对框之间的边合并为一条，边数越多线越粗。',
+  'legend.controlEdge': '控制依赖',
+  'legend.controlEdgeTip': '^input：目标在源之后执行，不传递张量。',
+  'legend.inferred': '推断的数据流',
+  'legend.inferredTip': '文件中并无此边：同一模块内某节点的输出与其后某节点的输入指纹相同（md5，或 dtype、shape 与统计量），该张量很可能在二者之间流动。',
   'legend.unmatched': '无匹配节点',
   'legend.noValue': '无数值（NaN 或未计算）',
   'legend.benchNeutral': '标杆侧节点不着色，颜色只画在调试侧（NPU）节点上。',
@@ -202,6 +214,8 @@ export const zhCN: Record<MessageKey, string> = {
     '区间 {bucket}：读取 {examined} 个节点，{inherited} 个从输入继承差异，跳过 {skipped} 个（两侧统计量完全相同，被 NaN 规则记为 1）{list}。',
   'info.nanRuleIdentical': '并非分歧：这些 NaN/inf 统计量在 NPU 与标杆两侧完全相同；msprobe 的 NaN 规则仍将该节点记为 1。',
   'pane.sync': '同步',
+  'edge.tip': '{from} → {to}：数据边 {data} 条，控制依赖 {control} 条',
+  'edge.inferredTip': '{from} → {to}：推断的数据流 {data} 条（输出与之后的输入指纹相同）',
   'pane.unreachable': '根节点不可达（{count}）',
   'pane.unreachableTip': '并非文件中的节点：汇集了本侧根节点经 subnodes 无法到达的节点。msprobe 会把它们写入 .vis 文件，但任何树中都不显示（.vis.db 则直接丢弃）。',
   'pane.syncTip': '展开或收起已匹配的节点时，同时展开或收起另一侧的对应节点',

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import type { PaintContext } from '../../core/colors/nodePaint.js';
-import { visibleNodes, type SceneNode } from '../../core/layout/scene.js';
+import { visibleEdges, visibleNodes, type SceneEdge, type SceneNode } from '../../core/layout/scene.js';
 import type { GroupLayout, Rect } from '../../core/layout/types.js';
 import { useAppStore } from '../state/appStore.js';
 import { themeStore } from '../state/themeStore.js';
@@ -23,7 +23,7 @@ export function FarCanvas() {
     if (!canvas || !ctx) return;
     const store = controller.store;
     let frame = 0;
-    let cached: { layouts: ReadonlyMap<string, GroupLayout>; window: Rect; rootId: string; scene: SceneNode[] } | null = null;
+    let cached: { layouts: ReadonlyMap<string, GroupLayout>; window: Rect; rootId: string; scene: SceneNode[]; edges: SceneEdge[] } | null = null;
 
     const draw = () => {
       frame = 0;
@@ -46,7 +46,13 @@ export function FarCanvas() {
       }
       const rootId = s.tree.rootId!;
       if (!cached || cached.layouts !== s.layouts || cached.window !== s.cullWindow || cached.rootId !== rootId) {
-        cached = { layouts: s.layouts, window: s.cullWindow, rootId, scene: visibleNodes(s.layouts, rootId, s.cullWindow) };
+        cached = {
+          layouts: s.layouts,
+          window: s.cullWindow,
+          rootId,
+          scene: visibleNodes(s.layouts, rootId, s.cullWindow),
+          edges: visibleEdges(s.layouts, rootId, s.cullWindow),
+        };
       }
       const side = s.side;
       const paint: PaintContext = { side, graphType: app.meta?.graphType ?? 'build', colors: app.meta?.colors ?? [] };
@@ -57,6 +63,7 @@ export function FarCanvas() {
       const theme = themeStore.getState().theme;
       const drawn = paintFar(ctx, {
         scene: cached.scene,
+        edges: cached.edges,
         view: s.view,
         size: s.size,
         devicePixelRatio: dpr,

@@ -6,6 +6,7 @@ import { useAppStore, type Selection } from '../state/appStore.js';
 import { createCanvasTextMeasurer } from './canvasTextMeasurer.js';
 import { PANE_LAYOUT_PARAMS } from './labelFit.js';
 import { createWorkerLayoutRunner } from './layoutRunner.js';
+import { EdgeLayer } from './EdgeLayer.js';
 import { NodeLayer } from './NodeLayer.js';
 import { PaneContext, usePane, usePaneController } from './paneContext.js';
 import { PaneController, SHADE_PREFETCH_MAX, type FetchChildren } from './paneController.js';
@@ -122,6 +123,7 @@ export function GraphPane({ side, fetchChildren }: GraphPaneProps) {
           <PaneContext.Provider value={controller}>
             <ViewportGroup>
               <NodeLayer />
+              <EdgeLayer />
             </ViewportGroup>
           </PaneContext.Provider>
         )}

@@ -103,6 +103,8 @@ function useMapPaint(canvasRef: { current: HTMLCanvasElement | null }, frame: (V
       const context: PaintContext = { side, graphType: meta?.graphType ?? 'build', colors: meta?.colors ?? [] };
       const drawn = paintFar(ctx, {
         scene: visibleNodes(layouts, tree.rootId),
+        // The map shows where boxes are; edges at its scale would only grey it.
+        edges: [],
         view: { k: frame.k, x: frame.x, y: frame.y },
         size: frame,
         devicePixelRatio: dpr,

@@ -1,4 +1,4 @@
-import { intersects, type SceneNode } from '../../core/layout/scene.js';
+import { intersects, type SceneEdge, type SceneNode } from '../../core/layout/scene.js';
 import { SELECTED_BORDER } from '../../core/colors/nodePaint.js';
 import { viewportRect, type Size, type View } from '../commands/viewport.js';
 
@@ -11,10 +11,13 @@ export const FAR_SCALE = 0.4;
 
 export const CONTAINER_STROKE = 'rgba(87,96,106,0.55)';
 export const BOX_STROKE = 'rgba(31,35,40,0.35)';
+export const EDGE_STROKE = 'rgba(87,96,106,0.6)';
 
 export interface FarPaint {
   /** Nodes in the cull window, in pre-order (containers before their children). */
   scene: readonly SceneNode[];
+  /** Dataflow edges in the cull window: one straight-segment path, a pixel wide, over the boxes. */
+  edges: readonly SceneEdge[];
   view: View;
   size: Size;
   devicePixelRatio: number;
@@ -70,6 +73,14 @@ export function paintFar(ctx: CanvasRenderingContext2D, paint: FarPaint): number
   if (outlined) {
     ctx.strokeStyle = BOX_STROKE;
     ctx.stroke(outlines);
+  }
+  if (paint.edges.length > 0) {
+    const lines = new Path2D();
+    for (const edge of paint.edges) {
+      edge.points.forEach((p, i) => (i === 0 ? lines.moveTo(p.x, p.y) : lines.lineTo(p.x, p.y)));
+    }
+    ctx.strokeStyle = EDGE_STROKE;
+    ctx.stroke(lines);
   }
   // The selection stays visible at any zoom: at least a few pixels, in the selection colour.
   ctx.strokeStyle = SELECTED_BORDER;

@@ -2,7 +2,8 @@ import { childShape, collapsedSize, titleWidth } from '../../core/layout/boxSize
 import { isSplitId } from '../../core/layout/groupSplit.js';
 import { nodeLabel } from '../../core/layout/nodeLabel.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
-import type { GroupChild, GroupInput, GroupLayout, LayoutParams } from '../../core/layout/types.js';
+import type { GraphEdge } from '../../core/api/types.js';
+import type { GroupChild, GroupEdge, GroupInput, GroupLayout, LayoutParams } from '../../core/layout/types.js';
 import { NodeOp } from '../../core/model/graph.js';
 import { ancestorsOf, type TreeState } from '../commands/treeState.js';
 
@@ -44,6 +45,22 @@ export function buildLayoutBatch(
       return { id: childId, shape, expanded: false, ...collapsedSize(shape, label, measure, params) };
     });
     const title = nodeLabel(groupId, group?.nodeType ?? NodeOp.module, depth);
-    return { id: groupId, titleWidth: titleWidth(title, measure, params), children };
+    const input: GroupInput = { id: groupId, titleWidth: titleWidth(title, measure, params), children };
+    const edges = groupEdges(children, tree.edges.get(groupId));
+    return edges.length > 0 ? { ...input, edges } : input;
   });
+}
+
+/** The group's edges by child index; an edge naming a child the list does not hold is left out. */
+function groupEdges(children: readonly GroupChild[], edges: readonly GraphEdge[] | undefined): GroupEdge[] {
+  if (!edges?.length) return [];
+  const index = new Map(children.map((c, i) => [c.id, i]));
+  const out: GroupEdge[] = [];
+  for (const e of edges) {
+    const from = index.get(e.from);
+    const to = index.get(e.to);
+    if (from === undefined || to === undefined) continue;
+    out.push({ from, to, data: e.data, control: e.control, labels: e.labels, ...(e.inferred ? { inferred: true } : {}) });
+  }
+  return out;
 }

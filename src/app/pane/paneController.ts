@@ -1,4 +1,4 @@
-import type { NodeSummary, Side } from '../../core/api/types.js';
+import type { GraphEdge, NodeSummary, Side } from '../../core/api/types.js';
 import { parseSplitId, SPLIT_THRESHOLD } from '../../core/layout/groupSplit.js';
 import { locate, sceneBounds } from '../../core/layout/scene.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
@@ -15,6 +15,8 @@ import type { PaneStore } from './paneStore.js';
 
 /** What the viewer passes as PaneOptions.shadePrefetchMax: 50 requests of 400 summaries at most per split group. */
 export const SHADE_PREFETCH_MAX = 20_000;
+/** Groups with dataflow edges up to this many children are drawn whole (see wholeDataflowGroup). */
+export const DATAFLOW_GROUP_MAX = 2_000;
 
 /** A slice of a group's children (`GET /api/graph/children?offset&limit`). */
 export interface PageRequest {
@@ -30,7 +32,7 @@ export type FetchChildren = (
   side: Side,
   nodeId: string,
   page?: PageRequest,
-) => Promise<NodeSummary[] | { children: NodeSummary[]; total?: number }>;
+) => Promise<NodeSummary[] | { children: NodeSummary[]; total?: number; edges?: GraphEdge[] }>;
 
 export interface PaneOptions {
   /** More children than this are drawn as pseudo-groups (core/layout/groupSplit). */
@@ -275,12 +277,14 @@ export class PaneController {
       const range = parseSplitId(id);
       const request = range
         ? this.fetchPage(range.parentId, { offset: range.lo, limit: range.hi - range.lo })
-        : this.fetchPage(id, { offset: 0, limit: this.splitThreshold });
+        : this.fetchPage(id, { offset: 0, limit: this.splitThreshold }).then((first) => this.wholeDataflowGroup(id, first));
       request.then(
         (page) => {
           if (generation !== this.generation) return;
-          this.updateTree((t) => pageLoaded(t, id, page, this.splitThreshold));
-          if (!range && page.total > this.splitThreshold) void this.prefetchSlices(id, page.total, generation);
+          // A dataflow group loaded whole is laid out whole: its edges join children of every slice.
+          const threshold = page.edges?.length && page.children.length === page.total ? Math.max(this.splitThreshold, page.total) : this.splitThreshold;
+          this.updateTree((t) => pageLoaded(t, id, page, threshold));
+          if (!range && page.total > threshold) void this.prefetchSlices(id, page.total, generation);
         },
         (error: unknown) => {
           if (generation !== this.generation) return;
@@ -315,12 +319,26 @@ export class PaneController {
     }
   }
 
+  /**
+   * A group with recorded edges and up to DATAFLOW_GROUP_MAX children is fetched whole, not drawn as pseudo-groups:
+   * slices would cut its dataflow, and the edge layout places a scope of that size within an expand's budget.
+   */
+  private async wholeDataflowGroup(id: string, first: ChildrenPage): Promise<ChildrenPage> {
+    if (!first.edges?.length || first.total <= this.splitThreshold || first.total > DATAFLOW_GROUP_MAX) return first;
+    if (first.offset !== 0 || first.children.length >= first.total) return first;
+    const rest = await this.fetchPage(id, { offset: first.children.length, limit: first.total - first.children.length });
+    const children = [...first.children, ...rest.children];
+    return children.length === first.total ? { ...first, children } : first;
+  }
+
   private async fetchPage(nodeId: string, page: PageRequest): Promise<ChildrenPage> {
     const answer = await this.fetcher(this.side, nodeId, page);
     const children = Array.isArray(answer) ? answer : answer.children;
     const total = Array.isArray(answer) ? undefined : answer.total;
+    const edges = Array.isArray(answer) ? undefined : answer.edges;
     // No total: the server ignored offset/limit and sent every child.
-    return total === undefined ? { offset: 0, children, total: children.length } : { offset: page.offset, children, total };
+    const placed = total === undefined ? { offset: 0, children, total: children.length } : { offset: page.offset, children, total };
+    return edges ? { ...placed, edges } : placed;
   }
 
   private scheduleLayout(): void {

@@ -10,6 +10,7 @@ import { IoTable } from './IoTable.js';
 import type { ColumnWidths } from './ioRows.js';
 import { CommunicationTab, hasPeers } from './CommunicationTab.js';
 import { NodeInfoTab } from './NodeInfoTab.js';
+import { TbNodeDetails } from './TbNodeDetails.js';
 import { bucketOf, driverReason, formatPrecision, precisionDriver, type PrecisionDriver } from './precisionDriver.js';
 import { nanRuleOnIdentical } from '../../core/compare/divergence.js';
 
@@ -91,7 +92,7 @@ export function InfoPanel() {
   let body;
   if (!selection && !details.loading) body = <p className="pb-info__empty">{t('info.none')}</p>;
   else if (details.loading) body = <p className="pb-info__empty">{t('info.loading')}</p>;
-  else if (tab === 'io')
+  else if (tab === 'io') {
     body = (
       <IoTable
         npu={details.npu}
@@ -103,6 +104,9 @@ export function InfoPanel() {
         onWidths={(next) => setColumnWidths({ file: fileKey, widths: next })}
       />
     );
+    // A TensorBoard / ONNX node: its op, device and attributes around the same input/output table (issue 16).
+    if (details.npu?.tb) body = <TbNodeDetails info={details.npu.tb} io={body} />;
+  }
   else if (tab === 'comm') body = <CommunicationTab npu={details.npu} bench={details.bench} compare={compare} />;
   else body = <NodeInfoTab npu={details.npu} bench={details.bench} compare={compare} />;
 

@@ -57,6 +57,8 @@ export interface AppState {
   rank: number | null;
   /** -1 = ALL. */
   micro: number;
+  /** Issue 16's "Dataflow (inferred)" view flag: msprobe groups are asked for inferred edges (commands/dataflow.ts). */
+  dataflow: boolean;
   meta: GraphMeta | null;
   metaLoading: boolean;
   selection: Selection | null;
@@ -99,6 +101,7 @@ export const useAppStore = create<AppState>()((set) => ({
   step: null,
   rank: null,
   micro: -1,
+  dataflow: false,
   meta: null,
   metaLoading: false,
   selection: null,

@@ -28,6 +28,8 @@ export interface HashState {
   lang: Lang | null;
   /** The comparison overlay's `ov=` text (state/overlayLink.ts, issue 15); absent = none in the link. */
   overlay?: string | null;
+  /** Issue 16's "Dataflow (inferred)" view flag (`dataflow=1`); absent = off. */
+  dataflow?: boolean;
 }
 
 export const emptyHashState: HashState = {
@@ -58,9 +60,13 @@ function positionList(text: string | null): number[] {
   return parts.every((p) => /^\d{1,10}$/.test(p)) ? parts.map(Number) : [];
 }
 
+/**
+ * Ours is `#graphs?run=…`; TensorBoard writes `#graphs&run=…&tag=…` (its page name, then the parameters joined by
+ * `&`). Either opens the same view: the query starts at the first `?` or `&` after the page name.
+ */
 export function parseHash(hash: string): HashState {
   const body = hash.startsWith('#') ? hash.slice(1) : hash;
-  const q = body.indexOf('?');
+  const q = body.search(/[?&]/);
   const params = new URLSearchParams(q >= 0 ? body.slice(q + 1) : '');
   const microText = params.get('micro');
   const micro = microText === null || microText === '' || microText.toLowerCase() === 'all' ? -1 : Number(microText);
@@ -83,6 +89,7 @@ export function parseHash(hash: string): HashState {
     },
     lang: lang === 'en' || lang === 'zh-CN' ? lang : null,
     ...(params.get('ov') !== null ? { overlay: params.get('ov') } : {}),
+    ...(params.get('dataflow') === '1' ? { dataflow: true } : {}),
   };
 }
 
@@ -96,6 +103,7 @@ export function formatHash(state: HashState): string {
   if (state.step !== null) params.set('step', String(state.step));
   if (state.rank !== null) params.set('rank', String(state.rank));
   if (state.micro >= 0) params.set('micro', String(state.micro));
+  if (state.dataflow) params.set('dataflow', '1');
   if (state.node !== null) {
     params.set('side', state.side);
     params.set('node', state.node);

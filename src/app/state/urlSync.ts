@@ -1,5 +1,6 @@
 import type { Side } from '../../core/api/types.js';
 import { firstFileOfRun, firstOpenableFile, loadRuns, openFile, revealNode, showMissingRun } from './actions.js';
+import { setDataflow } from './dataflowActions.js';
 import { translate } from '../i18n/i18n.js';
 import { useAppStore, type AppState } from './appStore.js';
 import { fileExtension } from './fileChoice.js';
@@ -18,7 +19,7 @@ import { onPaneChange, paneLink, planView } from './viewPlan.js';
 const livePanes = (): Record<Side, PaneLink> => ({ npu: paneLink('npu'), bench: paneLink('bench') });
 
 export function hashFromState(
-  s: Pick<AppState, 'run' | 'tag' | 'format' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'>,
+  s: Pick<AppState, 'run' | 'tag' | 'format' | 'step' | 'rank' | 'micro' | 'selection' | 'lang'> & Partial<Pick<AppState, 'dataflow'>>,
   panes: Record<Side, PaneLink> = livePanes(),
 ): HashState {
   const overlay = s.tag === null ? null : overlayLinkText();
@@ -36,6 +37,7 @@ export function hashFromState(
     panes: s.tag === null ? emptyHashState.panes : panes,
     lang: s.lang,
     ...(overlay !== null ? { overlay } : {}),
+    ...(s.dataflow ? { dataflow: true } : {}),
   };
 }
 
@@ -66,6 +68,8 @@ export async function applyHash(target: HashState): Promise<void> {
   try {
     const s = useAppStore.getState();
     if (target.lang && target.lang !== s.lang) s.setLang(target.lang);
+    // Before any children request of the link's file: they carry the flag (the panes of a file shown now reload).
+    if ((target.dataflow ?? false) !== s.dataflow) setDataflow(target.dataflow ?? false);
     if (!target.run) return;
     let firstOfRun: string | null = null;
     if (!target.tag) {
@@ -140,7 +144,8 @@ export async function startUrlSync(): Promise<void> {
       state.rank === prev.rank &&
       state.micro === prev.micro &&
       state.selection === prev.selection &&
-      state.lang === prev.lang
+      state.lang === prev.lang &&
+      state.dataflow === prev.dataflow
     )
       return;
     writeHash(

@@ -98,14 +98,16 @@ export interface OverlayNodesResponse {
  * them (`overlay` absent = the file as it is). A recolour after a match or a metric choice asks this once per side
  * instead of every loaded children page again. `fields: "precision"` (a metric choice changes nothing else) answers
  * the index alone. The answer is positional — entry k is ids[k] — so it does not repeat the ids: `missing` lists the
- * positions the side does not hold (their entries are null / absent).
+ * positions the side does not hold (their entries are null / absent). The answer's `view` names the ids: a later request
+ * may send `{ view }` in place of `ids` (the pane's recolour after the next overlay change); the server keeps 64 views
+ * or 2,000,000 ids, least recently used dropped first, and answers an unknown one — or one of another side, graph or
+ * file version — 409 `viewUnknown`: send the ids again.
  */
-export interface OverlaySummariesRequest {
-  ids: string[];
-  fields?: 'all' | 'precision';
-}
+export type OverlaySummariesRequest = { fields?: 'all' | 'precision' } & ({ ids: string[]; view?: never } | { view: string; ids?: never });
 
 export interface OverlaySummariesResponse {
+  /** Names these ids on the same side of the same file version and graph: send `{ view }` instead of them next time. */
+  view: string;
   missing: number[];
   precisionIndex: Array<NodeSummary['precisionIndex']>;
   /** With `fields: "all"` (the default). */

@@ -34,6 +34,11 @@ export interface TagEntry {
   format: GraphFileFormat;
   /** An event file's graph: the step of its record. */
   step?: number;
+  /**
+   * A TensorBoard-side graph that opens with a problem its reader noted (a newer ONNX IR version, an input naming no
+   * node), known once it has been opened: one line naming the file.
+   */
+  note?: string;
   /** null while unknown (not yet opened) or when the file could not be read. */
   graphType: GraphType | null;
   sizeBytes: number;
@@ -106,9 +111,12 @@ export interface ChildrenResponse {
   /**
    * TensorBoard-side graphs (issue 16): the dataflow edges among all the node's children (not only this page), each
    * lifted to the children containing its ends and parallel ones bundled with counts, for the group's dagre layout.
-   * Absent for msprobe graphs, which carry no edges.
+   * msprobe graphs carry no edges: asked with `dataflow=1`, they answer the edges inferred among all the node's
+   * children (src/core/dataflow/inferEdges.ts, `inferred: true`), else none.
    */
   edges?: GraphEdge[];
+  /** `dataflow=1` on an msprobe graph whose node has more children than the inference reads: why `edges` is empty. */
+  dataflowSkipped?: { reason: 'tooManyChildren'; limit: number };
 }
 
 /** A bundle of dataflow edges between two sibling nodes (src/core/tbgraph/hierarchy.ts TbMetaEdge). */
@@ -121,6 +129,11 @@ export interface GraphEdge {
   control: number;
   /** Up to 3 distinct dtype[shape] labels of the data edges. */
   labels: string[];
+  /**
+   * msprobe graphs' optional dataflow layer (issue 16): not read from the file but inferred from matching output and
+   * input fingerprints (src/core/dataflow/inferEdges.ts), so drawn in its own dotted style and named so in the legend.
+   */
+  inferred?: boolean;
 }
 
 /** One formatted input/output item exactly as stored in the file (all values are strings in msprobe output). */
@@ -138,6 +151,40 @@ export interface NodeDetail extends NodeSummary {
   suggestions: Record<string, unknown>;
   parallelMergeInfo: string[];
   matchedDistributed: unknown;
+  /** TensorBoard-side graphs only (issue 16): what TensorBoard's node info shows. */
+  tb?: TbNodeInfo;
+}
+
+/** A TensorBoard / ONNX node's own facts (src/core/tbgraph/apiView.ts). */
+export interface TbNodeInfo {
+  label: string;
+  kind: 'root' | 'scope' | 'series' | 'op';
+  op: string | null;
+  /** ONNX operator domain ('' = ai.onnx); null for GraphDef. */
+  domain: string | null;
+  device: string | null;
+  /** `value` is cut at 1,024 characters by the server (`truncated`, `fullSize` = the whole text's length). */
+  attrs: Array<{ key: string; value: string; fullSize: number; truncated: boolean }>;
+  role: 'input' | 'output' | 'arg' | 'ret' | null;
+  calls: string[];
+  opCount: number;
+  /** The event file's `tagged_run_metadata` step stats for this node, one per record that has it. */
+  runStats?: TbRunStats[];
+}
+
+/** One node's execution record in a RunMetadata (src/core/formats/tb/graphDef.ts TbNodeStats), with its record's tag and step. */
+export interface TbRunStats {
+  tag: string;
+  step: number;
+  device: string;
+  startMicros: number;
+  /** op_end_rel − op_start_rel, the op's own compute time. */
+  opMicros: number;
+  /** all_end_rel: from scheduling to the end of the node. */
+  allMicros: number;
+  memory: Array<{ allocator: string; totalBytes: number; peakBytes: number; liveBytes: number }>;
+  outputs: Array<{ slot: number; dtype: string; shape: Array<number | string> | null }>;
+  timelineLabel: string;
 }
 
 export interface ApiError {

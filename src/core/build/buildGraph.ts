@@ -44,10 +44,10 @@ export interface BuildGraphResult {
   warnings: string[];
 }
 
-export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): BuildGraphResult {
-  const rules = eraRules(opts.era);
+/** A graph holding only its root, with the dump's paths and the build's step and rank. */
+function emptyGraph(src: DumpDirContents, opts: BuildGraphOptions): Graph {
   const root = new GraphNode(ROOT_ID, NodeOp.module);
-  const graph: Graph = {
+  return {
     root,
     nodeMap: new Map([[ROOT_ID, root]]),
     dumpDataDir: src.dump.dumpDataDir,
@@ -56,26 +56,17 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
     rank: opts.rank ?? 0,
     megatronMicroStepNumber: src.construct.megatronMicroStepNumber,
   };
+}
+
+export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): BuildGraphResult {
+  const rules = eraRules(opts.era);
+  const graph = emptyGraph(src, opts);
+  const root = graph.root;
   const warnings: string[] = [];
   const stacks = rules.simplifyStack ? simplifyStacks(src.stack) : src.stack;
   const data = src.dump.data;
   const prepared = src.entries;
-  const dumpFile = src.dumpFile ?? 'dump.json';
-  // A node's items (and batch_isend_irecv's P2P info) from its dump entry (prepared items not taken yet).
-  const fill = (id: string, node: GraphNode): void => {
-    if (prepared) {
-      const d = prepared.take(id);
-      if (d) {
-        node.inputData = d.inputData;
-        node.outputData = d.outputData;
-      }
-      if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(prepared.entry(id));
-      return;
-    }
-    const entry = data.get(id);
-    nodeInputOutput(entry, id, dumpFile, node);
-    if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(entry);
-  };
+  const fill = nodeFiller(src);
   const parents = src.construct.parents;
   const microSteps = src.construct.microSteps;
 
@@ -110,6 +101,47 @@ export function buildGraph(src: DumpDirContents, opts: BuildGraphOptions): Build
   collectApisBetweenModules(graph);
   addParametersGrad(graph, prepared ? prepared.names() : data.keys(), rules.legacyParametersGradNames, fill);
   return { graph, warnings };
+}
+
+/** A node's items (and batch_isend_irecv's P2P info) from its dump entry (prepared items not taken yet). */
+function nodeFiller(src: DumpDirContents): (id: string, node: GraphNode) => void {
+  const prepared = src.entries;
+  const dumpFile = src.dumpFile ?? 'dump.json';
+  return (id, node) => {
+    if (prepared) {
+      const d = prepared.take(id);
+      if (d) {
+        node.inputData = d.inputData;
+        node.outputData = d.outputData;
+      }
+      if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(prepared.entry(id));
+      return;
+    }
+    const entry = src.dump.data.get(id);
+    nodeInputOutput(entry, id, dumpFile, node);
+    if (id.includes('batch_isend_irecv')) node.batchP2pInfo = batchP2pInfo(entry);
+  };
+}
+
+/**
+ * Only the `Distributed.*` nodes of a rank, in `buildGraph`'s `nodeMap` order (construct.json's, a parent before
+ * its child), with their items and P2P info and no hierarchy: what cross-rank matching (§2.12) reads of a rank
+ * that another shard builds, without building that rank's graph.
+ */
+export function buildDistributedNodes(src: DumpDirContents, opts: BuildGraphOptions): Graph {
+  const graph = emptyGraph(src, opts);
+  const fill = nodeFiller(src);
+  const visit = (id: string): void => {
+    if (!id.startsWith('Distributed') || graph.nodeMap.has(id)) return;
+    const node = new GraphNode(id, classifyNodeOp(id).op);
+    graph.nodeMap.set(id, node);
+    fill(id, node);
+  };
+  for (const [child, parent] of src.construct.parents) {
+    if (parent) visit(parent);
+    visit(child);
+  }
+  return graph;
 }
 
 /** §2.6: the stack.json entry, or for a backward node without one the forward twin's (modules: call 0). */

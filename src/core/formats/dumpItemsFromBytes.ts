@@ -3,7 +3,7 @@ import type { DumpHead } from './dumpJson.js';
 import { defaultItem, finishLeafItem, IO_FIELDS, isParamsGradEntry, listIndexed, MAX_DEPTH, PARAMS_GRAD, type ItemState } from './dumpItems.js';
 import type { PyValue } from './pyJson.js';
 import { pyIntOf } from './pyJsonNative.js';
-import { jsonString, skipWs, startsWith } from './jsonBytes.js';
+import { jsonString, skipWs, startsWith, stringEnd } from './jsonBytes.js';
 import type { Utf8Decode } from './utf8.js';
 
 /**
@@ -30,6 +30,8 @@ export interface DumpItemsVisitor {
   entry(name: string, value: PyValue): void;
   /** An entry's items, in `read_op`'s order. */
   items(name: string, items: RawItem[]): void;
+  /** True: the entry is passed over unread (a peer rank read for its communication nodes only). */
+  skips?(name: string): boolean;
 }
 
 /**
@@ -177,6 +179,10 @@ class DumpItemsReader {
 
   private entry(name: string): void {
     const start = this.pos;
+    if (this.visitor.skips?.(name)) {
+      this.skipValue();
+      return;
+    }
     if (this.b[start] !== LBRACE || this.visitor.wantsValue(name)) {
       this.visitor.entry(name, this.value(1));
       return;
@@ -191,6 +197,32 @@ class DumpItemsReader {
       return;
     }
     this.visitor.items(name, items);
+  }
+
+  /** Past the value at pos without reading it: containers by their brackets, strings by their quotes. */
+  private skipValue(): void {
+    const b = this.b;
+    let i = this.pos;
+    if (b[i] !== LBRACE && b[i] !== LBRACKET) {
+      this.value(1);
+      return;
+    }
+    let depth = 0;
+    while (i < b.length) {
+      const c = b[i];
+      if (c === Q) {
+        i = stringEnd(b, i);
+        if (i < 0) throw GIVE_UP;
+        continue;
+      }
+      i++;
+      if (c === LBRACE || c === LBRACKET) depth++;
+      else if ((c === RBRACE || c === RBRACKET) && --depth === 0) {
+        this.pos = i;
+        return;
+      }
+    }
+    throw GIVE_UP;
   }
 
   /** `read_op` of the dict at pos. */

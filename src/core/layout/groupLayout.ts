@@ -1,15 +1,27 @@
 import dagre from '@dagrejs/dagre';
+import { layeredPlacement, overlayRoutes } from './edgeLayout.js';
 import { packItems, type LayoutItem } from './groupItems.js';
-import { DEFAULT_LAYOUT_PARAMS, type GroupInput, type GroupLayout, type LayoutParams, type PlacedChild } from './types.js';
+import {
+  DEFAULT_LAYOUT_PARAMS,
+  type GroupEdge,
+  type GroupInput,
+  type GroupLayout,
+  type LayoutParams,
+  type PlacedChild,
+  type PlacedEdge,
+  type Point,
+} from './types.js';
 
 /**
  * Lays out one group: its direct children only, with sizes given (closed boxes or cached child-group sizes).
  *
- * Inside a group, packed items form a dagre chain (rankdir TB) in execution order. Today the chain is the only edge
- * set, so dagre stacks and centres the items; keeping dagre here means real dataflow edges can be added to the same
- * graph later without changing callers.
+ * Inside a group, packed items form a dagre chain (rankdir TB) in execution order, so dagre stacks and centres the
+ * items. A group with recorded dataflow (TensorBoard graphs) is placed in layers by its edges instead; inferred edges
+ * (msprobe graphs) are drawn over the execution-order picture without moving anything.
  */
 export function layoutGroup(input: GroupInput, params: LayoutParams = DEFAULT_LAYOUT_PARAMS): GroupLayout {
+  const edges = input.edges ?? [];
+  if (edges.length > 0 && !edges.some((e) => e.inferred)) return layeredGroup(input, edges, params);
   const items = packItems(input.children, params);
   const tops = items.length > params.dagreMaxItems ? stackItems(items, params) : dagreItems(items, params);
 
@@ -43,7 +55,44 @@ export function layoutGroup(input: GroupInput, params: LayoutParams = DEFAULT_LA
       x += child.width + params.hGap;
     }
   });
-  return { id: input.id, width, height, children };
+  if (edges.length === 0) return { id: input.id, width, height, children };
+  return { id: input.id, width, height, children, edges: placeEdges(input, edges, overlayRoutes(children, edges, params.hGap)) };
+}
+
+function layeredGroup(input: GroupInput, edges: readonly GroupEdge[], params: LayoutParams): GroupLayout {
+  const placement = layeredPlacement(input.children, edges, params);
+  const width = Math.max(placement.width + 2 * params.padX, input.titleWidth, params.moduleMinWidth);
+  const offsetX = (width - placement.width) / 2;
+  const offsetY = params.titleHeight + params.padTop;
+  const height = offsetY + placement.height + params.padBottom;
+  const children: PlacedChild[] = input.children.map((child, i) => ({
+    id: child.id,
+    shape: child.shape,
+    expanded: child.expanded,
+    x: offsetX + placement.boxes[i].x,
+    y: offsetY + placement.boxes[i].y,
+    width: child.width,
+    height: child.height,
+  }));
+  const routes = placement.routes.map((route) => route.map((p) => ({ x: p.x + offsetX, y: p.y + offsetY })));
+  return { id: input.id, width, height, children, edges: placeEdges(input, edges, routes) };
+}
+
+function placeEdges(input: GroupInput, edges: readonly GroupEdge[], routes: Point[][]): PlacedEdge[] {
+  const placed: PlacedEdge[] = [];
+  edges.forEach((e, i) => {
+    if (routes[i].length < 2) return;
+    placed.push({
+      from: input.children[e.from].id,
+      to: input.children[e.to].id,
+      points: routes[i],
+      data: e.data,
+      control: e.control,
+      labels: e.labels,
+      ...(e.inferred ? { inferred: true } : {}),
+    });
+  });
+  return placed;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { isSplitId } from './groupSplit.js';
-import type { ChildShape, GroupLayout, PlacedChild, Rect } from './types.js';
+import type { ChildShape, GroupLayout, PlacedChild, PlacedEdge, Point, Rect } from './types.js';
 
 /**
  * Turns cached per-group layouts (relative coordinates) into absolute boxes: the drawn tree, culled to a window,
@@ -70,6 +70,54 @@ export function visibleNodes(layouts: LayoutLookup, rootId: string, window?: Rec
   };
   walk(root, 0, 0, 1);
   return out;
+}
+
+/** A drawn edge bundle in graph coordinates, with the group it is drawn in. */
+export interface SceneEdge extends Omit<PlacedEdge, 'points'> {
+  groupId: string;
+  points: Point[];
+}
+
+/**
+ * Edges of every open group within the window, in graph coordinates. Walks the same pruned tree as visibleNodes, so
+ * a closed group's edges are never drawn and the cost follows what is on screen.
+ */
+export function visibleEdges(layouts: LayoutLookup, rootId: string, window?: Rect): SceneEdge[] {
+  const root = layouts.get(rootId);
+  if (!root) return [];
+  const out: SceneEdge[] = [];
+  const walk = (group: GroupLayout, ox: number, oy: number) => {
+    for (const edge of group.edges ?? []) {
+      const points = edge.points.map((p) => ({ x: ox + p.x, y: oy + p.y }));
+      if (window && !intersects(boundsOf(points), window)) continue;
+      out.push({ ...edge, groupId: group.id, points });
+    }
+    for (const child of group.children) {
+      if (!child.expanded) continue;
+      const sub = layouts.get(child.id);
+      if (!sub) continue;
+      const box = { x: ox + child.x, y: oy + child.y, width: child.width, height: child.height };
+      if (window && !intersects(box, window)) continue;
+      walk(sub, box.x, box.y);
+    }
+  };
+  walk(root, 0, 0);
+  return out;
+}
+
+function boundsOf(points: readonly Point[]): Rect {
+  let minX = Infinity;
+  let minY = Infinity;
+  let maxX = -Infinity;
+  let maxY = -Infinity;
+  for (const p of points) {
+    minX = Math.min(minX, p.x);
+    minY = Math.min(minY, p.y);
+    maxX = Math.max(maxX, p.x);
+    maxY = Math.max(maxY, p.y);
+  }
+  // A straight vertical or horizontal edge has no area; one pixel keeps it intersecting the window it crosses.
+  return { x: minX, y: minY, width: Math.max(1, maxX - minX), height: Math.max(1, maxY - minY) };
 }
 
 const childIndexes = new WeakMap<GroupLayout, Map<string, number>>();

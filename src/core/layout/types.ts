@@ -27,12 +27,47 @@ export interface GroupChild {
   expanded: boolean;
 }
 
+/** A bundle of dataflow edges between two children of one group, by index into `GroupInput.children`. */
+export interface GroupEdge {
+  from: number;
+  to: number;
+  /** Data edges bundled here. */
+  data: number;
+  /** Control dependencies bundled here (drawn dashed). */
+  control: number;
+  /** Up to 3 distinct dtype[shape] labels of the data edges. */
+  labels: readonly string[];
+  /**
+   * Inferred from matching fingerprints (msprobe graphs): drawn over the group's usual layout instead of placing the
+   * children, so the familiar execution-order picture stays.
+   */
+  inferred?: boolean;
+}
+
 export interface GroupInput {
   id: string;
   /** Width of the container's title text; the container is at least this wide. */
   titleWidth: number;
   /** Children in execution order. */
   children: GroupChild[];
+  /** Dataflow among the children; recorded edges (TensorBoard graphs) place the children in layers. */
+  edges?: GroupEdge[];
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+/** An edge bundle as drawn: a polyline relative to the group's top-left, first point on the source's box. */
+export interface PlacedEdge {
+  from: string;
+  to: string;
+  points: Point[];
+  data: number;
+  control: number;
+  labels: readonly string[];
+  inferred?: boolean;
 }
 
 export interface PlacedChild extends Rect {
@@ -47,6 +82,8 @@ export interface GroupLayout {
   height: number;
   /** Same order as the input children (execution order); x/y relative to the group's top-left. */
   children: PlacedChild[];
+  /** Dataflow edges drawn inside the group, when the input had any. */
+  edges?: PlacedEdge[];
 }
 
 export interface LayoutParams {
@@ -74,6 +111,13 @@ export interface LayoutParams {
    * for every ancestor on its chain; at thousands of items dagre overflows the stack (peers.md §6.3).
    */
   dagreMaxItems: number;
+  /**
+   * Above this many children a dataflow group is placed by the linear layered pass (edgeLayout.ts) instead of dagre,
+   * whose cost grows far faster than linearly with the children and long edges of one flat scope.
+   */
+  edgeDagreMax: number;
+  /** Vertical room between layers of a dataflow group, where edges and their labels run. */
+  edgeRankGap: number;
 }
 
 /** The reference viewer's constants (reference-viewer.md §4.3), so a graph keeps its familiar proportions. */
@@ -94,4 +138,6 @@ export const DEFAULT_LAYOUT_PARAMS: LayoutParams = {
   moduleFontSize: 8,
   leafFontSize: 6,
   dagreMaxItems: 100,
+  edgeDagreMax: 60,
+  edgeRankGap: 24,
 };

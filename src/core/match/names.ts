@@ -7,6 +7,16 @@ const SWAP: Readonly<Record<string, string>> = { forward: 'backward', backward: 
 // Python str.isdigit(); node ids are ASCII, where the two agree.
 const DIGITS = /^\p{Nd}+$/u;
 
+/** DIGITS.test(s), without the Unicode regex for ASCII text (ids of a 5,000-node module are tested many times). */
+function isDigits(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return c > 127 ? DIGITS.test(s) : false;
+  }
+  return true;
+}
+
 /**
  * The forward↔backward partner id, or null when the id names no direction.
  *
@@ -21,7 +31,7 @@ export function partnerName(id: string): string | null {
   const n = segs.length;
   let at = -1;
   if (n >= 2 && SWAP[segs[n - 1]]) at = n - 1;
-  else if (n >= 3 && SWAP[segs[n - 2]] && DIGITS.test(segs[n - 1])) at = n - 2;
+  else if (n >= 3 && SWAP[segs[n - 2]] && isDigits(segs[n - 1])) at = n - 2;
   if (at < 0) return null;
   segs[at] = SWAP[segs[at]];
   return segs.join('.');
@@ -38,7 +48,7 @@ const MODULE = 0;
 function moduleName(segs: readonly string[]): string {
   const n = segs.length;
   if (n < 4) return '';
-  if (!DIGITS.test(segs[n - 4])) return segs[n - 4];
+  if (!isDigits(segs[n - 4])) return segs[n - 4];
   return n > 5 ? segs[n - 5] : '';
 }
 
@@ -46,7 +56,7 @@ function moduleName(segs: readonly string[]): string {
 function apiName(segs: readonly string[]): string {
   const n = segs.length;
   if (n < 2) return '';
-  if (!DIGITS.test(segs[n - 2])) return segs[n - 2];
+  if (!isDigits(segs[n - 2])) return segs[n - 2];
   return n > 2 ? segs[n - 3] : '';
 }
 

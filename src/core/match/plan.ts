@@ -30,6 +30,8 @@ export interface MatchNode {
 /** A compare file's two graphs (one step and rank). Sides are 'npu' and 'bench'; roots are whatever the file names. */
 export interface MatchGraph {
   node(side: Side, id: string): MatchNode | undefined;
+  /** Optional hint: these nodes (some perhaps absent) are looked up next, so a store can read them in one call. */
+  prefetch?(side: Side, ids: readonly string[]): void;
 }
 
 /** How one node changes. Fields left undefined keep their value. */
@@ -101,6 +103,10 @@ export class OverlayGraph implements MatchGraph {
 
   node(side: Side, id: string): MatchNode | undefined {
     return this.changed[side].get(id) ?? this.base.node(side, id);
+  }
+
+  prefetch(side: Side, ids: readonly string[]): void {
+    this.base.prefetch?.(side, ids.filter((id) => !this.changed[side].has(id)));
   }
 
   /** Applies every successful op of a plan (or a list of ops) in order. */
@@ -312,6 +318,11 @@ class Planner {
   addChildren(npuSubs: readonly string[], benchSubs: readonly string[], depth: number): void {
     const npuGroups = this.groups('npu', npuSubs);
     const benchGroups = this.groups('bench', benchSubs);
+    // Each pair looks up its forward/backward partner (addPartner): one read for the siblings' partners.
+    for (const [side, subs] of [['npu', npuSubs], ['bench', benchSubs]] as const) {
+      const partners = subs.map(partnerName).filter((p): p is string => p !== null);
+      if (partners.length > 0) this.view.prefetch(side, partners);
+    }
     for (const [k, npuList] of npuGroups) {
       const benchList = benchGroups.get(k);
       if (!benchList) continue;

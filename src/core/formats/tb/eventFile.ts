@@ -111,7 +111,8 @@ function uniqueTag(base: string, taken: Set<string>): string {
   return tag;
 }
 
-export async function scanEventFile(source: ByteSource, opts: { startOffset?: number } = {}): Promise<EventFileIndex> {
+/** `chunkSize`: bytes read at a time (tfRecord.ts); a caller sharing its thread yields between chunks. */
+export async function scanEventFile(source: ByteSource, opts: { startOffset?: number; chunkSize?: number } = {}): Promise<EventFileIndex> {
   const index: EventFileIndex = {
     records: 0,
     nextOffset: opts.startOffset ?? 0,
@@ -154,7 +155,7 @@ export async function scanEventFile(source: ByteSource, opts: { startOffset?: nu
       } else if (p.what === FILE_VERSION && index.fileVersion === null) {
         index.fileVersion = decodeAs<EventMsg>(eventType, rec.data).file_version ?? '';
       }
-    }, { startOffset: opts.startOffset });
+    }, { startOffset: opts.startOffset, chunkSize: opts.chunkSize });
   } catch (e) {
     if (!(e instanceof TbFormatError)) throw e;
     index.error = e;

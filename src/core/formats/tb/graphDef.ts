@@ -14,6 +14,7 @@ import {
   type TbTensorInfo,
 } from '../../tbgraph/opGraph.js';
 import { tfAttr, tfDtypeName, tfShape } from './attrText.js';
+import type { TbRunStats } from '../../api/types.js';
 import {
   decodeAs,
   num,
@@ -46,17 +47,7 @@ export function parseRunMetadataText(text: string): RunMetadataMsg {
 }
 
 /** One node's execution record from a RunMetadata's step stats (TensorBoard's compute-time / memory colouring). */
-export interface TbNodeStats {
-  device: string;
-  startMicros: number;
-  /** op_end_rel − op_start_rel, the op's own compute time. */
-  opMicros: number;
-  /** all_end_rel: from scheduling to the end of the node. */
-  allMicros: number;
-  memory: Array<{ allocator: string; totalBytes: number; peakBytes: number; liveBytes: number }>;
-  outputs: Array<{ slot: number; dtype: string; shape: Array<number | string> | null }>;
-  timelineLabel: string;
-}
+export type TbNodeStats = Omit<TbRunStats, 'tag' | 'step'>;
 
 /** Step stats by node name (the last record wins when a node ran on several devices). */
 export function nodeStatsByName(rm: RunMetadataMsg): Map<string, TbNodeStats> {
