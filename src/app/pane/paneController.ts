@@ -277,7 +277,7 @@ export class PaneController {
       const range = parseSplitId(id);
       const request = range
         ? this.fetchPage(range.parentId, { offset: range.lo, limit: range.hi - range.lo })
-        : this.fetchPage(id, { offset: 0, limit: this.splitThreshold }).then((first) => this.wholeDataflowGroup(id, first));
+        : this.fetchPage(id, { offset: 0, limit: this.firstPageSize(tree, id) }).then((first) => this.wholeDataflowGroup(id, first));
       request.then(
         (page) => {
           if (generation !== this.generation) return;
@@ -317,6 +317,17 @@ export class PaneController {
       if (generation !== this.generation) return;
       this.updateTree((t) => (t.children.has(slice) ? t : pageLoaded(t, slice, page, this.splitThreshold)));
     }
+  }
+
+  /**
+   * Inside a graph with dataflow (the parent's children came with edges) a group of up to DATAFLOW_GROUP_MAX children
+   * is asked for whole at once: it will be drawn whole, and one request saves a round trip on every expand.
+   */
+  private firstPageSize(tree: TreeState, id: string): number {
+    const parent = tree.parentOf.get(id);
+    const count = tree.nodes.get(id)?.childCount ?? 0;
+    const dataflow = parent !== undefined && tree.edges.has(parent);
+    return dataflow && count > this.splitThreshold && count <= DATAFLOW_GROUP_MAX ? count : this.splitThreshold;
   }
 
   /**
