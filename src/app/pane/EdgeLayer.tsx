@@ -37,7 +37,8 @@ export const EdgeLayer = memo(function EdgeLayer() {
   return (
     <g className="pb-edge-layer" pointerEvents="none">
       <defs>
-        <marker id={marker} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+        {/* Sized in graph units, not by stroke width: a thick bundle keeps an arrowhead of the same size. */}
+        <marker id={marker} viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
           <path d="M0,0 L10,5 L0,10 z" className="pb-edge-arrow" />
         </marker>
       </defs>
