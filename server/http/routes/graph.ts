@@ -68,7 +68,7 @@ export function graphRouter(ctx: AppContext): Router {
       if (!node) throw unknownNode(ref, side, nodeId);
       // An event file's op: the step stats its tagged_run_metadata records hold for it (by node name).
       if (ref.format === 'tfevents' && node.tb?.kind === 'op') {
-        const runStats = await runStatsOf(ref.absPath, node.id);
+        const runStats = await runStatsOf(ref.absPath, node.id, ctx.stores.tb);
         if (runStats.length > 0) node.tb = { ...node.tb, runStats };
       }
       res.json(node);

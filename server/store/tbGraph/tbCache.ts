@@ -5,7 +5,7 @@ import { TbView, type PackedTbHierarchy, type StringTable } from '../../../src/c
 import { bundledScript } from '../../workers/bundledScript.js';
 import { GraphFileError } from '../graphStore.js';
 import type { IndexProgress } from '../visJsonIndex/indexJobs.js';
-import type { EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
+import type { EventFileIndex, EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
 import { loadProblem, loadTbHierarchy, scanEvents, splitTbTag, type TbFormat, type TbLoadInput } from './tbFiles.js';
 import { TbGraphStore } from './tbStore.js';
 
@@ -38,6 +38,8 @@ export interface TbCache {
   knownNotes(absPath: string, graph: string | null, stats: Stats): readonly string[];
   /** The event file's listing at its current stamp, or a promise that settles when it has been scanned. */
   events(absPath: string, stats: Stats): EventListing | Promise<unknown>;
+  /** The run metadata records the listing's scan found at this stamp, and where it stopped; null when not scanned. */
+  knownRunMetadata(absPath: string, stats: Stats): Pick<EventFileIndex, 'runMetadata' | 'nextOffset'> | null;
   forget(absPath: string): void;
   closeAll(): void;
 }
@@ -70,7 +72,13 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
   // Insertion order = use order, oldest first (as openStore.ts).
   const graphs = new Map<string, { stamp: string; done?: Done; job?: { settled: Promise<unknown>; progress: IndexProgress; cancel(): void } }>();
   // `entries`: where each graph's record is, so opening one reads that record instead of scanning the file again.
-  type Scan = { stamp: string; listing?: EventListing; entries?: EventGraphEntry[]; pending?: Promise<unknown> };
+  type Scan = {
+    stamp: string;
+    listing?: EventListing;
+    entries?: EventGraphEntry[];
+    runMetadata?: Pick<EventFileIndex, 'runMetadata' | 'nextOffset'>;
+    pending?: Promise<unknown>;
+  };
   const scans = new Map<string, Scan>();
   let closed = false;
 
@@ -164,6 +172,7 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
       entry.pending = scanEvents(absPath).then(
         (index) => {
           entry.entries = index.graphs;
+          entry.runMetadata = { runMetadata: index.runMetadata, nextOffset: index.nextOffset };
           entry.listing = {
             graphs: index.graphs.map((g) => ({ tag: g.tag, step: g.step })),
             problem: index.error?.message ?? null,
@@ -175,6 +184,10 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
       );
       scans.set(absPath, entry);
       return entry.pending;
+    },
+    knownRunMetadata(absPath, stats) {
+      const hit = scans.get(absPath);
+      return hit?.stamp === tbStamp(stats) ? (hit.runMetadata ?? null) : null;
     },
     forget(absPath) {
       for (const [key, e] of graphs) {
