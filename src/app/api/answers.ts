@@ -15,6 +15,7 @@ import type {
   Task,
 } from '../../core/api/types.js';
 import { checkTbInfo } from './tbAnswer.js';
+import { isObj, str, type Obj } from './checkValue.js';
 
 /**
  * Checks answers at the fetch boundary: the server passes through what a (possibly hostile or damaged) file holds,
@@ -34,11 +35,7 @@ export class BadAnswerError extends Error {
   }
 }
 
-type Obj = Record<string, unknown>;
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v);
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 const ints = (v: unknown): number[] => (Array.isArray(v) ? v.filter((n): n is number => isInt(n) && n >= 0) : []);
 const finiteOrNull = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -1,6 +1,7 @@
 import type { ColorBucket, DivergentResponse, DivergentSkip } from '../../core/api/types.js';
 import { BadAnswerError, checkFind } from './answers.js';
 import { fileOf, getJson, graphQuery, type GraphRef } from './client.js';
+import { isObj } from './checkValue.js';
 
 /**
  * `GET /api/graph/divergent` (issue 14's first divergent node). The node goes through checkFind like a search
@@ -10,8 +11,6 @@ export function fetchDivergent(ref: GraphRef, signal?: AbortSignal): Promise<Div
   return getJson('graph/divergent', graphQuery(ref), (body) => checkDivergent(body, fileOf(ref)), signal);
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
 const text = (v: unknown) => (typeof v === 'string' ? v : '');
 

@@ -12,14 +12,13 @@ import type {
 import type { NodeSummary, Side } from '../../core/api/types.js';
 import { BadAnswerError } from './answers.js';
 import { ApiRequestError, fileOf, getJson, graphQuery, postJson, type GraphRef } from './client.js';
+import { isObj } from './checkValue.js';
 
 /**
  * Issue 15's overlay routes (src/core/api/overlay.ts). `register` is the only one sent without an overlay id; the
  * others get it from client.ts's overlay provider like the graph routes, and are repeated once after a 409
  * `overlayUnknown`. Every answer is checked here before the app sees it.
  */
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
 const strings = (v: unknown) => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 

@@ -1,18 +1,16 @@
 import type { TbNodeInfo, TbRunStats } from '../../core/api/types.js';
+import { isObj, str, type Obj } from './checkValue.js';
 
-/**
- * A node answer's `tb` block (TensorBoard-side graphs, issue 16), checked like the rest of the answer (answers.ts):
- * wrong-typed fields become their "absent" value, bad list entries are dropped; no block → null.
- */
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);
 
 const KINDS: ReadonlyArray<TbNodeInfo['kind']> = ['root', 'scope', 'series', 'op'];
 const ROLES: ReadonlyArray<NonNullable<TbNodeInfo['role']>> = ['input', 'output', 'arg', 'ret'];
 
+/**
+ * A node answer's `tb` block (TensorBoard-side graphs, issue 16), checked like the rest of the answer (answers.ts):
+ * wrong-typed fields become their "absent" value, bad list entries are dropped; no block → null.
+ */
 export function checkTbInfo(v: unknown): TbNodeInfo | null {
   if (!isObj(v)) return null;
   const runStats = list(v.runStats).map(
