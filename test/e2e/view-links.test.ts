@@ -299,6 +299,30 @@ describeBrowser('links carry the whole view; switches keep it (issue 14 items 9 
     expect(pageErrors).toEqual([]);
   });
 
+  it('an address typed while a pan is still to be written wins over the pan', async () => {
+    const page = await newPage();
+    await page.goto(`${server.origin}/#graphs?run=gen&tag=model`);
+    await node(page, 'npu', groups[0]).waitFor();
+    await settled(page);
+    const box = (await page.locator('[data-testid="pane-npu"]').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+    // The address changes and its hashchange is still queued (replaceState, then the event sent by hand) while a pan
+    // writes the view it had: the pan must not replace the typed address.
+    const typed = `#graphs?run=gen&tag=model&node=${encodeURIComponent(groups[1])}&lang=zh-CN`;
+    await page.evaluate((hash) => window.history.replaceState(null, '', hash), typed);
+    const before = await viewOf(page, 'npu');
+    await page.keyboard.press('d');
+    await expect.poll(async () => (await viewOf(page, 'npu')).x).not.toBe(before.x);
+    await page.waitForTimeout(600);
+    await page.evaluate(() => window.dispatchEvent(new HashChangeEvent('hashchange')));
+    await expect.poll(() => page.evaluate(() => document.documentElement.lang), { timeout: 10_000 }).toBe('zh-CN');
+    await expect.poll(() => node(page, 'npu', groups[1]).getAttribute('data-selected'), { timeout: 10_000 }).toBe('true');
+    const params = new URLSearchParams(page.url().split('?')[1]);
+    expect(params.get('lang')).toBe('zh-CN');
+    expect(params.get('node')).toBe(groups[1]);
+    expect(pageErrors).toEqual([]);
+  });
+
   it('open groups, selection and filter ticks survive a step whose rank list lacks the shown rank', async () => {
     const page = await newPage();
     // Step 1 × rank 1 has no graph: the pickers do not offer it, so a link takes the tab there.

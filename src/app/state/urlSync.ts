@@ -42,6 +42,8 @@ export function hashFromState(
 }
 
 let restoring = 0;
+/** The address as this module last wrote or applied it; another one is a navigation whose hashchange is still queued. */
+let acknowledged: string | null = null;
 
 /** Pans and zooms change the view many times a second; the address follows once they pause. */
 const PANE_WRITE_DELAY_MS = 250;
@@ -56,11 +58,16 @@ const panesText = (panes: Record<Side, PaneLink>) => formatHash({ ...emptyHashSt
 
 function writeHash(push: boolean): void {
   if (restoring > 0) return;
+  // A delayed pane write must not replace an address the user just typed before its hashchange applies it.
+  if (acknowledged !== null && window.location.hash !== acknowledged) return;
   const hash = formatHash(hashFromState(useAppStore.getState()));
-  if (window.location.hash === hash) return;
-  // A new file is a new history entry (Back returns to the previous file); selection and micro step replace it.
-  if (push) window.history.pushState(null, '', hash);
-  else window.history.replaceState(null, '', hash);
+  if (window.location.hash !== hash) {
+    // A new file is a new history entry (Back returns to the previous file); selection and micro step replace it.
+    if (push) window.history.pushState(null, '', hash);
+    else window.history.replaceState(null, '', hash);
+  }
+  // Read back: the browser may percent-encode what was written.
+  acknowledged = window.location.hash;
 }
 
 export async function applyHash(target: HashState): Promise<void> {
@@ -157,10 +164,12 @@ export async function startUrlSync(): Promise<void> {
     );
   });
   window.addEventListener('hashchange', () => {
+    acknowledged = window.location.hash;
     const target = parseHash(window.location.hash);
     if (formatHash(target) !== formatHash(hashFromState(useAppStore.getState()))) void applyHash(target);
   });
 
+  acknowledged = window.location.hash;
   const initial = parseHash(window.location.hash);
   restoring++;
   try {
