@@ -8,6 +8,8 @@ import { createStoreCache } from '../../server/store/openStore.js';
 import { appDir, describeBrowser, launchBrowser, screenshotPath } from '../helpers/browser.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { describeShared, repoRoot, sharedDataDir } from '../helpers/shared.js';
+import { WIDE_ID, writeWideVis } from '../helpers/wideVis.js';
+import { DATAFLOW_MAX_CHILDREN } from '../../src/core/dataflow/inferEdges.js';
 
 /**
  * Issue 16's "Dataflow (inferred)" switch in Chromium on a real msprobe compare file (torchvision resnet18 dumped by
@@ -31,6 +33,9 @@ describeShared('inferred dataflow in the viewer', () => {
       const logdir = path.join(tmp, 'logs');
       mkdirSync(path.join(logdir, 'real'), { recursive: true });
       mkdirSync(path.join(logdir, 'tb'));
+      mkdirSync(path.join(logdir, 'wide'));
+      writeWideVis(path.join(logdir, 'wide', 'over.vis'), { children: DATAFLOW_MAX_CHILDREN + 1 });
+      writeWideVis(path.join(logdir, 'wide', 'at.vis'), { children: DATAFLOW_MAX_CHILDREN });
       const resnet = path.join(sharedDataDir()!, 'real/resnet18_mix_statistics/golden/graph-vis-202507/compare_step0_rank_20261126140403.vis');
       copyFileSync(resnet, path.join(logdir, 'real', 'resnet.vis'));
       copyFileSync(path.join(repoRoot, 'test/fixtures/tb/pytorch_test_pytorch_graph.pbtxt'), path.join(logdir, 'tb', 'torch.pbtxt'));
@@ -109,6 +114,38 @@ describeShared('inferred dataflow in the viewer', () => {
       await expect.poll(() => page.evaluate(() => location.hash)).not.toContain('dataflow=1');
       await node(page, BLOCK).waitFor();
       await expect.poll(() => page.locator('[data-edge]').count()).toBe(0);
+      expect(pageErrors).toEqual([]);
+    });
+
+    it('an open module too wide for the inference says so, in English and Chinese; one at the limit does not', async () => {
+      const { page } = await newPage();
+      const note = page.locator('[data-testid="dataflow-skipped-npu"]');
+      await page.goto(`${served.origin}/#graphs?run=wide&tag=over&dataflow=1&lang=en`);
+      await node(page, WIDE_ID).waitFor();
+      expect(await note.count()).toBe(0);
+      await node(page, WIDE_ID).dblclick();
+      await expect
+        .poll(() => note.textContent(), { timeout: 15_000 })
+        .toBe(`No inferred dataflow in ${WIDE_ID}: 2,001 children, more than the 2,000 the inference handles.`);
+      expect(await note.locator('[data-group]').getAttribute('data-group')).toBe(WIDE_ID);
+      await page.screenshot({ path: screenshotPath('dataflow-skipped') });
+      // Closed again: nothing to explain.
+      await node(page, WIDE_ID).dblclick({ position: { x: 4, y: 3 } });
+      await expect.poll(() => note.count()).toBe(0);
+
+      await page.goto(`${served.origin}/#graphs?run=wide&tag=over&dataflow=1&lang=zh-CN`);
+      await page.reload();
+      await node(page, WIDE_ID).waitFor();
+      await node(page, WIDE_ID).dblclick();
+      await expect.poll(() => note.textContent(), { timeout: 15_000 }).toBe(`${WIDE_ID} 未推断数据流：其子节点有 2,001 个，超过推断上限 2,000 个。`);
+
+      await page.goto(`${served.origin}/#graphs?run=wide&tag=at&dataflow=1&lang=en`);
+      await page.reload();
+      await node(page, WIDE_ID).waitFor();
+      await node(page, WIDE_ID).dblclick();
+      await expect.poll(() => node(page, WIDE_ID).getAttribute('data-expanded'), { timeout: 15_000 }).toBe('true');
+      await expect.poll(() => page.locator('[data-testid="loading-npu"]').count(), { timeout: 15_000 }).toBe(0);
+      expect(await note.count()).toBe(0);
       expect(pageErrors).toEqual([]);
     });
 

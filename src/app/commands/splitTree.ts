@@ -20,6 +20,8 @@ export interface ChildrenPage {
   total: number;
   /** Dataflow among all the group's children, when the server sends it. */
   edges?: readonly GraphEdge[];
+  /** The server inferred no dataflow: the group has more children than this limit. */
+  dataflowSkipped?: number;
 }
 
 /**
@@ -29,6 +31,7 @@ export interface ChildrenPage {
 export function pageLoaded(tree: TreeState, id: string, page: ChildrenPage, threshold = SPLIT_THRESHOLD): TreeState {
   const range = parseSplitId(id);
   if (range) return childrenLoaded(tree, id, pageSlice(page, range.lo, range.hi));
+  tree = withSkip(tree, id, page.dataflowSkipped);
   // Edges are drawn between the children they name, so a group drawn as pseudo-groups shows none.
   if (page.total <= threshold) return withEdges(childrenLoaded(tree, id, pageSlice(page, 0, page.total)), id, page.edges);
   const plan = planSplit(id, page.total, threshold);
@@ -65,6 +68,14 @@ function withEdges(tree: TreeState, id: string, edges: readonly GraphEdge[] | un
   if (edges?.length) all.set(id, edges);
   else all.delete(id);
   return { ...tree, edges: all };
+}
+
+function withSkip(tree: TreeState, id: string, limit: number | undefined): TreeState {
+  if (limit === undefined && !tree.dataflowSkipped.has(id)) return tree;
+  const skipped = new Map(tree.dataflowSkipped);
+  if (limit === undefined) skipped.delete(id);
+  else skipped.set(id, limit);
+  return { ...tree, dataflowSkipped: skipped };
 }
 
 function pageSlice(page: ChildrenPage, lo: number, hi: number): readonly NodeSummary[] {

@@ -34,6 +34,8 @@ export interface TreeState {
   totals: ReadonlyMap<string, number>;
   /** Dataflow among a group's children (TensorBoard graphs, or the inferred msprobe layer), from its children answer. */
   edges: ReadonlyMap<string, readonly GraphEdge[]>;
+  /** Groups the server drew no inferred dataflow for because they hold too many children: id → the limit. */
+  dataflowSkipped: ReadonlyMap<string, number>;
 }
 
 export const EMPTY_TREE: TreeState = {
@@ -49,6 +51,7 @@ export const EMPTY_TREE: TreeState = {
   dirty: new Set(),
   totals: new Map(),
   edges: new Map(),
+  dataflowSkipped: new Map(),
 };
 
 /** A fresh tree for a newly opened file: the root is wanted open, nothing is loaded yet. */

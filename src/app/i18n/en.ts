@@ -94,6 +94,7 @@ export const en = {
   'dataflow.toggle': 'Dataflow (inferred)',
   'dataflow.toggleTip':
     'Draw edges inside expanded modules, inferred from the file: an output of one node and an input of a later sibling with the same md5, or else the same dtype, shape and Max/Min/Mean/Norm. msprobe files record no edges.',
+  'dataflow.skipped': 'No inferred dataflow in {group}: {count} children, more than the {limit} the inference handles.',
   'legend.dataEdge': 'dataflow (×N: bundled edges)',
   'legend.dataEdgeTip': 'A tensor from one node to another, as the file records it; edges between the same two boxes are bundled, thicker with their count.',
   'legend.controlEdge': 'control dependency',

@@ -91,6 +91,7 @@ export const zhCN: Record<MessageKey, string> = {
   'dataflow.toggle': '数据流（推断）',
   'dataflow.toggleTip':
     '在展开的模块内绘制由文件推断出的边：某节点的输出与其后同级节点的输入 md5 相同，或 dtype、shape 与 Max/Min/Mean/Norm 全部相同。msprobe 文件本身不记录边。',
+  'dataflow.skipped': '{group} 未推断数据流：其子节点有 {count} 个，超过推断上限 {limit} 个。',
   'legend.dataEdge': '数据流（×N：合并的边数）',
   'legend.dataEdgeTip': '文件记录的张量流向；同一对框之间的边合并为一条，边数越多线越粗。',
   'legend.controlEdge': '控制依赖',

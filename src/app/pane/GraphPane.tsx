@@ -193,6 +193,7 @@ function PaneOverlay() {
           {error}
         </div>
       )}
+      <DataflowSkipped />
       <div className="pb-graph-tools">
         <button
           type="button"
@@ -211,6 +212,26 @@ function PaneOverlay() {
       </div>
       <NodeMenu />
     </>
+  );
+}
+
+/** Says why an open module shows no inferred dataflow: the server skips modules with too many children. */
+function DataflowSkipped() {
+  const side = usePaneController().side;
+  const t = useT();
+  const tree = usePane((s) => s.tree);
+  const skipped = [...tree.dataflowSkipped]
+    .filter(([id]) => tree.expanded.has(id))
+    .map(([id, limit]) => ({ id, limit, count: tree.totals.get(id) ?? tree.nodes.get(id)?.childCount ?? 0 }));
+  if (skipped.length === 0) return null;
+  return (
+    <div className="pb-graph-note" data-testid={`dataflow-skipped-${side}`} role="status">
+      {skipped.map(({ id, limit, count }) => (
+        <div key={id} data-group={id}>
+          {t('dataflow.skipped', { group: id, count: count.toLocaleString('en-US'), limit: limit.toLocaleString('en-US') })}
+        </div>
+      ))}
+    </div>
   );
 }
 

@@ -1,4 +1,4 @@
-import type { GraphEdge, NodeSummary, Side } from '../../core/api/types.js';
+import type { ChildrenResponse, NodeSummary, Side } from '../../core/api/types.js';
 import { parseSplitId, SPLIT_THRESHOLD } from '../../core/layout/groupSplit.js';
 import { locate, sceneBounds } from '../../core/layout/scene.js';
 import type { TextMeasurer } from '../../core/layout/textMeasure.js';
@@ -32,7 +32,7 @@ export type FetchChildren = (
   side: Side,
   nodeId: string,
   page?: PageRequest,
-) => Promise<NodeSummary[] | { children: NodeSummary[]; total?: number; edges?: GraphEdge[] }>;
+) => Promise<NodeSummary[] | ({ children: NodeSummary[]; total?: number } & Pick<ChildrenResponse, 'edges' | 'dataflowSkipped'>)>;
 
 export interface PaneOptions {
   /** More children than this are drawn as pseudo-groups (core/layout/groupSplit). */
@@ -347,9 +347,10 @@ export class PaneController {
     const children = Array.isArray(answer) ? answer : answer.children;
     const total = Array.isArray(answer) ? undefined : answer.total;
     const edges = Array.isArray(answer) ? undefined : answer.edges;
+    const skipped = Array.isArray(answer) ? undefined : answer.dataflowSkipped?.limit;
     // No total: the server ignored offset/limit and sent every child.
-    const placed = total === undefined ? { offset: 0, children, total: children.length } : { offset: page.offset, children, total };
-    return edges ? { ...placed, edges } : placed;
+    const placed: ChildrenPage = total === undefined ? { offset: 0, children, total: children.length } : { offset: page.offset, children, total };
+    return { ...placed, ...(edges ? { edges } : {}), ...(skipped !== undefined ? { dataflowSkipped: skipped } : {}) };
   }
 
   private scheduleLayout(): void {
