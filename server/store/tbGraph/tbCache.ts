@@ -1,12 +1,15 @@
 import type { Stats } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { TbFormatError } from '../../../src/core/formats/tb/tbError.js';
-import { TbView, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
+import { TbView, type PackedTbHierarchy } from '../../../src/core/tbgraph/packed.js';
 import { bundledScript } from '../../workers/bundledScript.js';
+import type { DerivedCacheOptions } from '../derivedCache.js';
 import { GraphFileError } from '../graphStore.js';
+import type { IndexEvent } from '../openStore.js';
 import type { IndexProgress } from '../visJsonIndex/indexJobs.js';
 import type { EventFileIndex, EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
-import { loadProblem, loadTbHierarchy, scanEvents, splitTbTag, type TbFormat, type TbLoadInput } from './tbFiles.js';
+import type { TbDetailsData } from './tbDiskCache.js';
+import { keepInCache, loadProblem, loadTbCached, loadTbHierarchy, opDetailSource, scanEvents, splitTbTag, type TbFormat, type TbLoadInput } from './tbFiles.js';
 import { TbGraphStore } from './tbStore.js';
 
 /**
@@ -50,12 +53,20 @@ export interface TbCacheOptions {
   /** Files smaller than this load in this thread (default 4 MiB). */
   inThreadBytes?: number;
   maxOpen?: number;
+  /** Where decoded graphs are kept across restarts (tbDiskCache.ts); null / absent: not kept. */
+  derived?: DerivedCacheOptions | null;
+  /** Loads starting and finishing, `fromCache` when the disk cache answered (as openStore.ts reports `.vis` indexing). */
+  onIndex?: (event: IndexEvent) => void;
 }
 
 type Done = { store: TbGraphStore } | { error: GraphFileError };
 
 /** What tbWorker.ts posts: the packed structure, then the op details; or the one-line problem. */
-type TbWorkerMessage = { type: 'structure'; packed: PackedTbHierarchy } | { type: 'details'; ops: StringTable } | { type: 'error'; problem: string };
+type TbWorkerMessage =
+  | { type: 'structure'; packed: PackedTbHierarchy; fromCache: boolean }
+  | { type: 'details'; ops: TbDetailsData }
+  | { type: 'warning'; message: string }
+  | { type: 'error'; problem: string };
 
 export function defaultTbWorkerScript(): string | null {
   return bundledScript('store/tbGraph/tbWorker.js', import.meta.url);
@@ -82,34 +93,59 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
   const scans = new Map<string, Scan>();
   let closed = false;
 
-  const load = (input: TbLoadInput, size: number): { promise: Promise<TbView>; cancel(): void } => {
+  const log = (line: string | null) => {
+    if (line) options.derived?.log(line);
+  };
+  const load = (input: TbLoadInput, size: number): { promise: Promise<{ view: TbView; fromCache: boolean }>; cancel(): void } => {
     if (!workerScript || size < inThreadBytes) {
-      return { promise: loadTbHierarchy(input).then(({ packed, details }) => new TbView(packed, details())), cancel: () => {} };
+      const promise = loadTbHierarchy(input).then(({ packed, details, fromCache }) => {
+        const ops = details();
+        if (!fromCache) log(keepInCache(input, packed, ops));
+        return { view: new TbView(packed, opDetailSource(ops)), fromCache };
+      });
+      return { promise, cancel: () => {} };
     }
-    const worker = new Worker(workerScript, { workerData: input });
-    let view: TbView | null = null;
-    const promise = new Promise<TbView>((resolve, reject) => {
-      worker.on('message', (m: TbWorkerMessage) => {
-        if (m.type === 'structure') resolve((view = new TbView(m.packed, null)));
-        else if (m.type === 'details') {
-          view?.setOpDetails(m.ops);
-          void worker.terminate();
-        } else {
-          reject(new TbFormatError(m.problem)); // already the one line loadProblem gives
-          void worker.terminate();
-        }
+    // A graph kept in the disk cache is read here (tens of milliseconds), sparing a worker's start; a miss decodes
+    // in the worker.
+    let worker: Worker | null = null;
+    let cancelled = false;
+    const fromWorker = (): Promise<{ view: TbView; fromCache: boolean }> => {
+      if (cancelled) return Promise.reject(new Error('cancelled'));
+      const w = (worker = new Worker(workerScript, { workerData: input }));
+      let view: TbView | null = null;
+      return new Promise<{ view: TbView; fromCache: boolean }>((resolve, reject) => {
+        w.on('message', (m: TbWorkerMessage) => {
+          if (m.type === 'structure') {
+            view = new TbView(m.packed, null);
+            resolve({ view, fromCache: m.fromCache });
+          } else if (m.type === 'details') {
+            view?.setOpDetails(opDetailSource(m.ops));
+            void w.terminate();
+          } else if (m.type === 'warning') log(m.message);
+          else {
+            reject(new TbFormatError(m.problem)); // already the one line loadProblem gives
+            void w.terminate();
+          }
+        });
+        w.once('error', (e) => {
+          reject(e);
+          view?.failOpDetails(e.message);
+        });
+        w.once('exit', (code) => {
+          const problem = `the decoding worker stopped (exit code ${code})`;
+          reject(new Error(problem));
+          if (view && !view.hasOpDetails) view.failOpDetails(problem);
+        });
       });
-      worker.once('error', (e) => {
-        reject(e);
-        view?.failOpDetails(e.message);
-      });
-      worker.once('exit', (code) => {
-        const problem = `the decoding worker stopped (exit code ${code})`;
-        reject(new Error(problem));
-        if (view && !view.hasOpDetails) view.failOpDetails(problem);
-      });
-    });
-    return { promise, cancel: () => void worker.terminate() };
+    };
+    const promise = loadTbCached(input).then((hit) => (hit ? { view: new TbView(hit.packed, opDetailSource(hit.details())), fromCache: true } : fromWorker()));
+    return {
+      promise,
+      cancel: () => {
+        cancelled = true;
+        void worker?.terminate();
+      },
+    };
   };
 
   const trim = () => {
@@ -137,14 +173,20 @@ export function createTbCache(options: TbCacheOptions = {}): TbCache {
       hit?.job?.cancel();
       const scanned = ref.format === 'tfevents' ? scans.get(ref.absPath) : undefined;
       const listed = scanned?.stamp === stamp ? scanned.entries?.find((g) => graph === null || g.tag === graph) : undefined;
-      const { promise, cancel } = load({ absPath: ref.absPath, format: ref.format, graph, ...(listed ? { entry: listed } : {}) }, stats.size);
+      const derived = options.derived;
+      const cache = derived ? { cacheDir: derived.cacheDir, maxBytes: derived.maxBytes, stamp: { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino } } : undefined;
+      const started = performance.now();
+      options.onIndex?.({ phase: 'start', file: ref.relPath, bytes: stats.size });
+      const { promise, cancel } = load({ absPath: ref.absPath, format: ref.format, graph, ...(listed ? { entry: listed } : {}), ...(cache ? { cache } : {}) }, stats.size);
       const entry: { stamp: string; done?: Done; job?: { settled: Promise<unknown>; progress: IndexProgress; cancel(): void } } = { stamp };
       const settled = promise.then(
-        (view) => {
+        ({ view, fromCache }) => {
           entry.done = { store: new TbGraphStore(view, { file: ref.relPath, run: ref.run, tag: ref.tag, format: ref.format }) };
+          options.onIndex?.({ phase: 'done', file: ref.relPath, bytes: stats.size, fromCache, seconds: (performance.now() - started) / 1000 });
         },
         (e: unknown) => {
           entry.done = { error: new GraphFileError(ref.relPath, loadProblem(e)) };
+          options.onIndex?.({ phase: 'failed', file: ref.relPath, bytes: stats.size, problem: entry.done.error.problem });
         },
       );
       entry.job = { settled, progress: { bytesRead: 0, bytesTotal: stats.size }, cancel };

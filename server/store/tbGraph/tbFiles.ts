@@ -1,12 +1,23 @@
 import { open, readFile } from 'node:fs/promises';
-import { scanEventFile, readEventGraph, type EventFileIndex, type EventGraphEntry } from '../../../src/core/formats/tb/eventFile.js';
+import {
+  decodeEventGraphDef,
+  readEventGraph,
+  readEventGraphDefBytes,
+  scanEventFile,
+  type EventFileIndex,
+  type EventGraphEntry,
+} from '../../../src/core/formats/tb/eventFile.js';
 import { decodeGraphDef, graphDefToGraph, parseGraphDefText } from '../../../src/core/formats/tb/graphDef.js';
+import { readGraphDefWire, WireOpDetails, type WireGraph } from '../../../src/core/formats/tb/graphDefWire.js';
 import { decodeOnnxModel, onnxToGraph } from '../../../src/core/formats/tb/onnx.js';
 import { TbFormatError } from '../../../src/core/formats/tb/tbError.js';
 import type { ByteSource } from '../../../src/core/formats/tb/tfRecord.js';
-import { buildHierarchy } from '../../../src/core/tbgraph/hierarchy.js';
-import { packHierarchy, packOpDetails, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
+import { buildTree, tbOpTable } from '../../../src/core/tbgraph/hierarchy.js';
+import { packOpDetails, packTree, type PackedTbHierarchy, type StringTable, type TbOpDetailSource } from '../../../src/core/tbgraph/packed.js';
 import type { TbGraph } from '../../../src/core/tbgraph/opGraph.js';
+import type { FileStamp } from '../visJsonIndex/visIndex.js';
+import { derivedWriteProblem } from '../derivedCache.js';
+import { readTbCache, writeTbCache, type TbDetailsData } from './tbDiskCache.js';
 
 /**
  * TensorBoard-side graph files in a log dir (issue 16): event files (`*tfevents*`, one tag per graph record),
@@ -85,33 +96,97 @@ export interface TbLoadInput {
   graph: string | null;
   /** That graph's record as a scan of the file at the same stamp found it: read without scanning again. */
   entry?: EventGraphEntry;
+  /** The disk cache to read first and fill after (tbDiskCache.ts), with the file's stamp; absent: none. */
+  cache?: { cacheDir: string; maxBytes?: number; stamp: FileStamp };
 }
 
-/** A decoded graph: its packed hierarchy, and its ops' details packed when asked (the slower half, packed.ts). */
+/** A decoded graph: its packed hierarchy, and its ops' details (packed when asked for an object-decoded graph). */
 export interface TbLoaded {
   packed: PackedTbHierarchy;
-  details(): StringTable;
+  details(): TbDetailsData;
+  /** Read from the disk cache, not decoded. */
+  fromCache: boolean;
 }
 
-/** Decodes the file (in this thread) and builds the viewer's hierarchy. Throws TbFormatError with a one-line problem. */
+/** The details source a TbView reads (packed.ts) for details as they travel. */
+export function opDetailSource(d: TbDetailsData): StringTable | TbOpDetailSource {
+  return 'json' in d ? d.json : new WireOpDetails(d.wire);
+}
+
+function fromWire(wire: WireGraph, graphOffset: number): TbLoaded {
+  return { packed: packTree(buildTree(wire.table)), details: () => ({ wire: wire.details, graphOffset }), fromCache: false };
+}
+
+function fromGraph(graph: TbGraph): TbLoaded {
+  return { packed: packTree(buildTree(tbOpTable(graph))), details: () => ({ json: packOpDetails(graph) }), fromCache: false };
+}
+
+/**
+ * Decodes the file (in this thread) and builds the viewer's hierarchy, or reads both from the disk cache. A binary
+ * GraphDef (`.pb`, an event's graph_def) is read off the wire (graphDefWire.ts) unless its library holds functions;
+ * the wire reader gets a Buffer (its ASCII strings are sliced natively), the object decoders a plain Uint8Array.
+ * Throws TbFormatError with a one-line problem.
+ */
 export async function loadTbHierarchy(input: TbLoadInput): Promise<TbLoaded> {
-  let graph: TbGraph;
+  const cached = await loadTbCached(input);
+  if (cached) return cached;
   if (input.format === 'tfevents') {
-    graph = await withSource(input.absPath, async (source) => {
-      if (input.entry) return graphDefToGraph(await readEventGraph(source, input.entry));
-      const index = await scanEventFile(source);
-      const entry = index.graphs.find((g) => input.graph === null || g.tag === input.graph);
-      if (!entry) throw index.error ?? new TbFormatError(input.graph === null ? 'no graph in the file' : `no graph "${input.graph}" in the file`);
-      return graphDefToGraph(await readEventGraph(source, entry));
+    return withSource(input.absPath, async (source) => {
+      let entry = input.entry;
+      if (!entry) {
+        const index = await scanEventFile(source);
+        entry = index.graphs.find((g) => input.graph === null || g.tag === input.graph);
+        if (!entry) throw index.error ?? new TbFormatError(input.graph === null ? 'no graph in the file' : `no graph "${input.graph}" in the file`);
+      }
+      if (entry.kind !== 'graph_def') return fromGraph(graphDefToGraph(await readEventGraph(source, entry)));
+      const raw = await readEventGraphDefBytes(source, entry);
+      const wire = readGraphDefWire(Buffer.from(raw.bytes.buffer, raw.bytes.byteOffset, raw.bytes.byteLength));
+      return wire ? fromWire(wire, raw.offset) : fromGraph(graphDefToGraph(decodeEventGraphDef(raw.bytes, entry)));
     });
-  } else {
-    const bytes = new Uint8Array(await readFile(input.absPath));
-    if (input.format === 'onnx') graph = onnxToGraph(decodeOnnxModel(bytes));
-    else if (input.absPath.endsWith('.pbtxt')) graph = graphDefToGraph(parseGraphDefText(new TextDecoder().decode(bytes)));
-    else graph = graphDefToGraph(decodeGraphDef(bytes));
   }
-  const decoded = graph;
-  return { packed: packHierarchy(buildHierarchy(decoded)), details: () => packOpDetails(decoded) };
+  // A plain Uint8Array view for protobufjs: it decodes a Buffer's strings otherwise (bad UTF-8) than the readers
+  // were written against.
+  const file = await readFile(input.absPath);
+  const bytes = new Uint8Array(file.buffer, file.byteOffset, file.byteLength);
+  if (input.format === 'onnx') return fromGraph(onnxToGraph(decodeOnnxModel(bytes)));
+  if (input.absPath.endsWith('.pbtxt')) return fromGraph(graphDefToGraph(parseGraphDefText(new TextDecoder().decode(bytes))));
+  const wire = bytes.length > 0 ? readGraphDefWire(file) : null;
+  return wire ? fromWire(wire, 0) : fromGraph(graphDefToGraph(decodeGraphDef(bytes)));
+}
+
+const cacheKey = (input: TbLoadInput & { cache: NonNullable<TbLoadInput['cache']> }) => ({ ...input.cache, absPath: input.absPath, graph: input.graph ?? '' });
+
+/** The graph as the disk cache keeps it, or null (no cache, a miss: absent, stale or damaged). */
+export async function loadTbCached(input: TbLoadInput): Promise<TbLoaded | null> {
+  if (!input.cache) return null;
+  const hit = readTbCache(cacheKey({ ...input, cache: input.cache }));
+  if (!hit) return null;
+  const details = hit.details;
+  if ('json' in details) return { packed: hit.packed, details: () => details, fromCache: true };
+  // The GraphDef's bytes, read again from where they were (the stamp says the file has not changed since).
+  const graph = Buffer.alloc(details.graphLength);
+  const fh = await open(input.absPath, 'r');
+  try {
+    const { bytesRead } = await fh.read(graph, 0, graph.length, details.graphOffset);
+    if (bytesRead !== graph.length) return null;
+  } finally {
+    await fh.close();
+  }
+  return { packed: hit.packed, details: () => ({ wire: { graph, ...details.wire }, graphOffset: details.graphOffset }), fromCache: true };
+}
+
+/**
+ * Keeps a decoded graph in the disk cache; the line to log when that failed (the graph is decoded again next time),
+ * else null. A wire graph whose bytes' offset in the file is not known is not kept.
+ */
+export function keepInCache(input: TbLoadInput, packed: PackedTbHierarchy, details: TbDetailsData): string | null {
+  if (!input.cache || ('wire' in details && details.graphOffset < 0)) return null;
+  try {
+    writeTbCache(cacheKey({ ...input, cache: input.cache }), packed, details);
+    return null;
+  } catch (e) {
+    return derivedWriteProblem(input.cache.cacheDir, e);
+  }
 }
 
 /** One line for any failure of a load: a reader's TbFormatError (it names the line or offset) or whatever else it threw. */

@@ -52,6 +52,82 @@ export interface TbHierarchy {
   opIds: string[];
   /** Group id → metaedges between its children. */
   edges: Map<string, TbMetaEdge[]>;
+  /** The same hierarchy as built (packed.ts packs this). */
+  tree: TbTree;
+}
+
+/**
+ * What the hierarchy needs of a graph's ops, as columns: a reader fills it without building `TbOp` objects
+ * (graphDefWire.ts reads a 10^5-node GraphDef straight into it), `tbOpTable` from a `TbGraph`.
+ */
+export interface TbOpTable {
+  format: TbGraph['format'];
+  meta: TbGraph['meta'];
+  problems: string[];
+  /**
+   * Op k's unique id (`TbOp.id`), scope path (`TbOp.path`) and op type. A path may be given as the name it splits:
+   * a string without empty parts (no leading, trailing or double '/'), which spares a reader 10^5 arrays.
+   */
+  ids: string[];
+  paths: Array<string[] | string>;
+  types: string[];
+  /**
+   * Op k's inputs are [inputStart[k], inputStart[k + 1]): the source op (-1: none), a control input (1), the edge's
+   * tensor label (index into `labels`, -1 when the source's output is not described).
+   */
+  inputStart: Uint32Array;
+  inputSource: Int32Array;
+  inputControl: Uint8Array;
+  inputLabel: Int32Array;
+  labels: string[];
+}
+
+/** Interns strings as small indexes (tensor labels repeat across a graph). */
+export class Interner {
+  readonly list: string[] = [];
+  private readonly at = new Map<string, number>();
+  of(s: string): number {
+    let i = this.at.get(s);
+    if (i === undefined) {
+      this.at.set(s, (i = this.list.length));
+      this.list.push(s);
+    }
+    return i;
+  }
+}
+
+export function tbOpTable(graph: TbGraph): TbOpTable {
+  const n = graph.ops.length;
+  let inputs = 0;
+  for (const op of graph.ops) inputs += op.inputs.length;
+  const inputStart = new Uint32Array(n + 1);
+  const inputSource = new Int32Array(inputs);
+  const inputControl = new Uint8Array(inputs);
+  const inputLabel = new Int32Array(inputs);
+  const labels = new Interner();
+  let j = 0;
+  graph.ops.forEach((op, k) => {
+    inputStart[k] = j;
+    for (const input of op.inputs) {
+      inputSource[j] = input.source ?? -1;
+      inputControl[j] = input.control ? 1 : 0;
+      inputLabel[j++] = input.info ? labels.of(tensorLabel(input.info)) : -1;
+    }
+  });
+  inputStart[n] = j;
+  return {
+    format: graph.format,
+    meta: graph.meta,
+    problems: graph.problems,
+    ids: graph.ops.map((o) => o.id),
+    paths: graph.ops.map((o) => o.path),
+    types: graph.ops.map((o) => o.op),
+    inputStart,
+    inputSource,
+    inputControl,
+    inputLabel,
+    labels: labels.list,
+  };
 }
 
 interface SeriesKey {
@@ -82,97 +158,139 @@ function seriesLabel(k: SeriesKey, lo: number, hi: number): string {
   return `${prefix}[${lo}-${hi}]${k.suffix}`;
 }
 
-export function buildHierarchy(graph: TbGraph): TbHierarchy {
-  const nodes = new Map<string, TbHNode>();
-  const make = (id: string, label: string, kind: TbHNodeKind, parent: string | null, op = -1): TbHNode => {
-    const n: TbHNode = { id, label, kind, parent, children: [], op, opCount: 0, depth: 0 };
-    nodes.set(id, n);
-    if (parent !== null) nodes.get(parent)!.children.push(id);
-    return n;
-  };
-  make(ROOT_ID, '', 'root', null);
+const NO_CHILDREN: number[] = [];
 
-  // Every proper prefix of an op path is a scope.
+export const KIND_ROOT = 0;
+export const KIND_SCOPE = 1;
+export const KIND_SERIES = 2;
+export const KIND_OP = 3;
+export const KINDS: TbHNodeKind[] = ['root', 'scope', 'series', 'op'];
+
+/** The hierarchy by node index (creation order, the root first): what `buildTree` makes and packed.ts packs. */
+export interface TbTree {
+  table: TbOpTable;
+  ids: string[];
+  labels: string[];
+  kinds: number[];
+  parent: number[];
+  children: number[][];
+  /** Op index of node i, -1 for groups. */
+  op: number[];
+  /** Node of op k. */
+  opNode: Int32Array;
+  depth: Int32Array;
+  opCount: Int32Array;
+  /** Group node → metaedges between its children (by node index). */
+  edges: Map<number, TbTreeEdge[]>;
+}
+
+export type TbTreeEdge = Omit<TbMetaEdge, 'from' | 'to'> & { from: number; to: number };
+
+/**
+ * Builds the hierarchy on indexes and flat arrays (a 10^5-op graph makes ~10^6 short-lived objects otherwise,
+ * half its time in GC). `buildHierarchy` gives the same as ids and objects.
+ */
+export function buildTree(table: TbOpTable): TbTree {
+  const ids: string[] = [ROOT_ID];
+  const labels: string[] = [''];
+  const kinds: number[] = [KIND_ROOT];
+  const parent: number[] = [-1];
+  const children: number[][] = [[]];
+  const op: number[] = [-1];
+  const index = new Map<string, number>([[ROOT_ID, 0]]);
+  const make = (id: string, label: string, kind: number, p: number, k = -1): number => {
+    const i = ids.length;
+    ids.push(id);
+    labels.push(label);
+    kinds.push(kind);
+    parent.push(p);
+    // Ops never get children: they share one empty list (10^5 arrays fewer).
+    children.push(kind === KIND_OP ? NO_CHILDREN : []);
+    op.push(k);
+    index.set(id, i);
+    if (p >= 0) children[p].push(i);
+    return i;
+  };
+  const n = table.ids.length;
+
+  // Each op's path as one string `full` and where its parts end in it (`ends`): scope ids and labels are slices.
+  const ends: number[] = [];
+  const fullOf = (k: number): string => {
+    ends.length = 0;
+    const path = table.paths[k];
+    if (typeof path === 'string' && path !== '') {
+      for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1)) ends.push(at);
+      ends.push(path.length);
+      return path;
+    }
+    const parts = typeof path === 'string' || path.length === 0 ? [table.ids[k]] : path;
+    let e = -1;
+    for (const part of parts) ends.push((e += part.length + 1));
+    return parts.length === 1 ? parts[0] : parts.join('/');
+  };
+  const part = (full: string, i: number) => full.slice(i === 0 ? 0 : ends[i - 1] + 1, ends[i]);
+
+  // Every proper prefix of an op path is a scope. Deepest first: once one is known, so are the shorter ones.
   const scopes = new Set<string>();
-  for (const op of graph.ops) {
-    let p = '';
-    for (let i = 0; i < op.path.length - 1; i++) {
-      p = i === 0 ? op.path[0] : `${p}/${op.path[i]}`;
+  for (let k = 0; k < n; k++) {
+    const full = fullOf(k);
+    for (let i = ends.length - 2; i >= 0; i--) {
+      const p = full.slice(0, ends[i]);
+      if (scopes.has(p)) break;
       scopes.add(p);
     }
   }
-  /** The scope of `path[0 .. upTo)`, made with its ancestors when new. */
-  const ensureScope = (path: string[], upTo: number): string => {
-    let parent = ROOT_ID;
-    let id = '';
-    for (let i = 0; i < upTo; i++) {
-      id = i === 0 ? path[0] : `${id}/${path[i]}`;
-      if (!nodes.has(id)) make(id, path[i], 'scope', parent);
-      parent = id;
-    }
-    return parent;
+  /** The scope of the first `upTo` parts of `full` (as `ends` holds them), made with its ancestors when new. */
+  const ensureScope = (full: string, upTo: number): number => {
+    if (upTo === 0) return 0;
+    const id = full.slice(0, ends[upTo - 1]);
+    const known = index.get(id);
+    if (known !== undefined) return known;
+    return make(id, part(full, upTo - 1), KIND_SCOPE, ensureScope(full, upTo - 1));
   };
 
-  const opIds: string[] = [];
-  graph.ops.forEach((op, index) => {
-    const path = op.path.length ? op.path : [op.id];
-    const full = path.join('/');
-    const leaf = path[path.length - 1];
-    let parent: string;
-    let id = op.id;
+  const opNode = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const full = fullOf(k);
+    const parts = ends.length;
+    const leaf = part(full, parts - 1);
+    let p: number;
+    let id = table.ids[k];
     let label = leaf;
     if (scopes.has(full)) {
-      parent = ensureScope(path, path.length);
+      p = ensureScope(full, parts);
       id = `${full}/(${leaf})`;
       label = `(${leaf})`;
-    } else parent = ensureScope(path, path.length - 1);
-    while (nodes.has(id) || scopes.has(id)) id = `${id}#`;
-    opIds.push(id);
-    make(id, label, 'op', parent, index);
-  });
-
-  groupSeries(nodes, graph);
-
-  // Depth and op counts, parents before children.
-  const order: TbHNode[] = [];
-  const stack = [nodes.get(ROOT_ID)!];
-  while (stack.length) {
-    const n = stack.pop()!;
-    order.push(n);
-    for (const c of n.children) {
-      const child = nodes.get(c)!;
-      child.depth = n.depth + 1;
-      stack.push(child);
-    }
-  }
-  for (let i = order.length - 1; i >= 0; i--) {
-    const n = order[i];
-    if (n.kind === 'op') n.opCount = 1;
-    if (n.parent !== null) nodes.get(n.parent)!.opCount += n.opCount;
+    } else p = ensureScope(full, parts - 1);
+    while (index.has(id) || scopes.has(id)) id = `${id}#`;
+    opNode[k] = make(id, label, KIND_OP, p, k);
   }
 
-  return { graph, nodes, opIds, edges: liftEdges(graph, nodes, opIds) };
-}
-
-function groupSeries(nodes: Map<string, TbHNode>, graph: TbGraph): void {
-  for (const parent of [...nodes.values()]) {
-    if (parent.kind === 'op' || parent.children.length < SERIES_MIN_SIZE) continue;
-    const buckets = new Map<string, Array<{ id: string; key: SeriesKey }>>();
-    const cluster = (child: TbHNode) => (child.kind === 'op' ? `op:${graph.ops[child.op].op}` : 'scope');
+  const before = ids.length;
+  for (let p = 0; p < before; p++) {
+    if (kinds[p] === KIND_OP || children[p].length < SERIES_MIN_SIZE) continue;
+    groupSeries(p);
+  }
+  function groupSeries(p: number) {
+    // Members of a series carry a number, but for one bare `name` beside its `name_1`…: too few numbered, no series.
+    let numbered = 0;
+    for (const c of children[p]) if (/\d/.test(labels[c])) numbered++;
+    if (numbered < SERIES_MIN_SIZE - 1) return;
+    const cluster = (c: number) => (kinds[c] === KIND_OP ? `op:${table.types[op[c]]}` : 'scope');
     const tbPrefixes = new Set<string>();
-    for (const c of parent.children) {
-      const child = nodes.get(c)!;
-      const tb = TB_SERIES.exec(child.label);
-      if (tb) tbPrefixes.add(`${cluster(child)}\u0000${tb[1]}`);
+    for (const c of children[p]) {
+      const tb = TB_SERIES.exec(labels[c]);
+      if (tb) tbPrefixes.add(`${cluster(c)}\u0000${tb[1]}`);
     }
-    for (const c of parent.children) {
-      const child = nodes.get(c)!;
-      const key = seriesKey(child.label, cluster(child), tbPrefixes);
+    const buckets = new Map<string, Array<{ node: number; key: SeriesKey }>>();
+    for (const c of children[p]) {
+      const key = seriesKey(labels[c], cluster(c), tbPrefixes);
       const b = `${key.cluster}\u0000${key.prefix}\u0000${key.suffix}`;
-      if (!buckets.has(b)) buckets.set(b, []);
-      buckets.get(b)!.push({ id: c, key });
+      let members = buckets.get(b);
+      if (!members) buckets.set(b, (members = []));
+      members.push({ node: c, key });
     }
-    const replace = new Map<string, string>();
+    const replace = new Map<number, number>();
     for (const members of buckets.values()) {
       if (members.length < SERIES_MIN_SIZE) continue;
       members.sort((a, b) => a.key.n - b.key.n);
@@ -182,30 +300,78 @@ function groupSeries(nodes: Map<string, TbHNode>, graph: TbGraph): void {
         if (i - start >= SERIES_MIN_SIZE) {
           const run = members.slice(start, i);
           const label = seriesLabel(run[0].key, run[0].key.n, run[run.length - 1].key.n);
-          let id = parent.kind === 'root' ? label : `${parent.id}/${label}`;
-          while (nodes.has(id)) id = `${id}#`;
-          const series: TbHNode = { id, label, kind: 'series', parent: parent.id, children: [], op: -1, opCount: 0, depth: 0 };
-          nodes.set(id, series);
+          let id = kinds[p] === KIND_ROOT ? label : `${ids[p]}/${label}`;
+          while (index.has(id)) id = `${id}#`;
+          // Made without joining the parent's children yet: it takes its first member's place below.
+          const s = make(id, label, KIND_SERIES, -1);
+          parent[s] = p;
           for (const m of run) {
-            series.children.push(m.id);
-            nodes.get(m.id)!.parent = id;
-            replace.set(m.id, id);
+            children[s].push(m.node);
+            parent[m.node] = s;
+            replace.set(m.node, s);
           }
         }
         start = i;
       }
     }
-    if (replace.size === 0) continue;
+    if (replace.size === 0) return;
     // The series takes the place of its first member among the siblings.
-    const seen = new Set<string>();
-    parent.children = parent.children.flatMap((c) => {
+    const seen = new Set<number>();
+    const kept: number[] = [];
+    for (const c of children[p]) {
       const s = replace.get(c);
-      if (s === undefined) return [c];
-      if (seen.has(s)) return [];
-      seen.add(s);
-      return [s];
-    });
+      if (s === undefined) kept.push(c);
+      else if (!seen.has(s)) {
+        seen.add(s);
+        kept.push(s);
+      }
+    }
+    children[p] = kept;
   }
+
+  // Depth and op counts, parents before children.
+  const size = ids.length;
+  const depth = new Int32Array(size);
+  const opCount = new Int32Array(size);
+  const order: number[] = [];
+  const stack = [0];
+  while (stack.length) {
+    const i = stack.pop()!;
+    order.push(i);
+    for (const c of children[i]) {
+      depth[c] = depth[i] + 1;
+      stack.push(c);
+    }
+  }
+  for (let o = order.length - 1; o >= 0; o--) {
+    const i = order[o];
+    if (kinds[i] === KIND_OP) opCount[i] = 1;
+    if (parent[i] >= 0) opCount[parent[i]] += opCount[i];
+  }
+
+  const tree: TbTree = { table, ids, labels, kinds, parent, children, op, opNode, depth, opCount, edges: new Map() };
+  tree.edges = liftEdges(tree);
+  return tree;
+}
+
+export function buildHierarchy(graph: TbGraph): TbHierarchy {
+  const tree = buildTree(tbOpTable(graph));
+  const nodes = new Map<string, TbHNode>();
+  tree.ids.forEach((id, i) => {
+    const p = tree.parent[i];
+    nodes.set(id, {
+      id,
+      label: tree.labels[i],
+      kind: KINDS[tree.kinds[i]],
+      parent: p < 0 ? null : tree.ids[p],
+      children: tree.children[i].map((c) => tree.ids[c]),
+      op: tree.op[i],
+      opCount: tree.opCount[i],
+      depth: tree.depth[i],
+    });
+  });
+  const edges = new Map([...tree.edges].map(([g, list]) => [tree.ids[g], list.map((e) => ({ ...e, from: tree.ids[e.from], to: tree.ids[e.to] }))]));
+  return { graph, nodes, opIds: Array.from(tree.opNode, (i) => tree.ids[i]), edges, tree };
 }
 
 /** Ancestor chain of a node from itself up to (excluding) the root. */
@@ -215,35 +381,38 @@ function chain(nodes: Map<string, TbHNode>, id: string): string[] {
   return out;
 }
 
-function liftEdges(graph: TbGraph, nodes: Map<string, TbHNode>, opIds: string[]): Map<string, TbMetaEdge[]> {
-  const byGroup = new Map<string, Map<string, TbMetaEdge>>();
-  graph.ops.forEach((op, dst) => {
-    for (const input of op.inputs) {
-      if (input.source === null) continue;
-      let a = nodes.get(opIds[input.source])!;
-      let b = nodes.get(opIds[dst])!;
+function liftEdges(t: TbTree): Map<number, TbTreeEdge[]> {
+  const { table, parent, depth } = t;
+  const byGroup = new Map<number, Map<number, TbTreeEdge>>();
+  const size = t.ids.length;
+  for (let dst = 0; dst < t.opNode.length; dst++) {
+    for (let j = table.inputStart[dst]; j < table.inputStart[dst + 1]; j++) {
+      const source = table.inputSource[j];
+      if (source < 0) continue;
+      let a = t.opNode[source];
+      let b = t.opNode[dst];
       if (a === b) continue;
-      while (a.depth > b.depth) a = nodes.get(a.parent!)!;
-      while (b.depth > a.depth) b = nodes.get(b.parent!)!;
-      while (a.parent !== b.parent) {
-        a = nodes.get(a.parent!)!;
-        b = nodes.get(b.parent!)!;
+      while (depth[a] > depth[b]) a = parent[a];
+      while (depth[b] > depth[a]) b = parent[b];
+      while (parent[a] !== parent[b]) {
+        a = parent[a];
+        b = parent[b];
       }
       if (a === b) continue; // one end contains the other: no edge between siblings to draw
-      const group = a.parent!;
+      const group = parent[a];
       let edges = byGroup.get(group);
       if (!edges) byGroup.set(group, (edges = new Map()));
-      const key = `${a.id}\u0000${b.id}`;
+      const key = a * size + b;
       let e = edges.get(key);
-      if (!e) edges.set(key, (e = { from: a.id, to: b.id, data: 0, control: 0, labels: [] }));
-      if (input.control) e.control++;
+      if (!e) edges.set(key, (e = { from: a, to: b, data: 0, control: 0, labels: [] }));
+      if (table.inputControl[j]) e.control++;
       else {
         e.data++;
-        const label = tensorLabel(input.info);
+        const label = table.inputLabel[j] < 0 ? '' : table.labels[table.inputLabel[j]];
         if (label && e.labels.length < MAX_EDGE_LABELS && !e.labels.includes(label)) e.labels.push(label);
       }
     }
-  });
+  }
   return new Map([...byGroup].map(([g, m]) => [g, [...m.values()]]));
 }
 

@@ -87,7 +87,8 @@ export class OpIds {
 
 /** Splits a scope name on '/', dropping the empty parts of ONNX's leading '/' (`/layer1/conv/Conv`). */
 export function scopePath(name: string): string[] {
-  return name.split('/').filter((p) => p !== '');
+  const parts = name.split('/');
+  return parts.includes('') ? parts.filter((p) => p !== '') : parts;
 }
 
 export function tensorLabel(info: TbTensorInfo | null): string {

@@ -1,14 +1,19 @@
 /**
  * A `TbHierarchy` packed into typed arrays and UTF-8 string tables, so a worker thread can hand a 10^5-node graph to
  * the server's thread by transferring a dozen ArrayBuffers instead of structured-cloning ~10^6 objects (1.6 s and
- * more of a stalled event loop, bench/tb.mjs). Ids are looked up through a hash table built with the pack; an op's
- * details and a group's edges stay JSON text until asked for.
+ * more of a stalled event loop, bench/tb.mjs). Ids are looked up through a hash table built with the pack; a group's
+ * edges stay numbers and an op's details JSON text (or its NodeDef's bytes, graphDefWire.ts) until asked for.
  */
-import { ROOT_ID, type TbHierarchy, type TbHNodeKind, type TbMetaEdge } from './hierarchy.js';
+import { Interner, KINDS, MAX_EDGE_LABELS, type TbHierarchy, type TbHNodeKind, type TbMetaEdge, type TbTree } from './hierarchy.js';
 import type { TbGraph, TbOp } from './opGraph.js';
 
 /** What the details panel reads of an op (apiView.ts): the op without its id and path, which the node carries. */
 export type TbOpDetail = Omit<TbOp, 'id' | 'name' | 'path'>;
+
+/** Op details by op index, made when asked (a binary GraphDef's are decoded from its bytes: graphDefWire.ts). */
+export interface TbOpDetailSource {
+  detail(k: number): TbOpDetail;
+}
 
 /** Strings appended one after another as UTF-8; string i is bytes [end[i-1], end[i]). */
 export interface StringTable {
@@ -21,10 +26,21 @@ export interface StringTable {
  * (`packOpDetails`) are a separate table: a worker sends them after the structure, which is all a first paint needs.
  */
 export interface PackedTbHierarchy {
-  /** Node i's id, label; the metaedges among node i's children ('' when none). */
+  /** Node i's id, label. */
   ids: StringTable;
   labels: StringTable;
-  edges: StringTable;
+  /**
+   * The metaedges among node i's children are e in [edgeStart[i], edgeStart[i + 1]): between nodes edgeFrom[e] and
+   * edgeTo[e], bundling edgeData[e] dataflow and edgeControl[e] control edges, labelled edgeLabels[3e … 3e + 2]
+   * (indexes into `edgeLabelText`, -1 = none).
+   */
+  edgeStart: Uint32Array;
+  edgeFrom: Int32Array;
+  edgeTo: Int32Array;
+  edgeData: Int32Array;
+  edgeControl: Int32Array;
+  edgeLabels: Int32Array;
+  edgeLabelText: StringTable;
   kind: Uint8Array;
   /** Parent node index, -1 for the root (node 0). */
   parent: Int32Array;
@@ -42,8 +58,6 @@ export interface PackedTbHierarchy {
   meta: TbGraph['meta'];
   problems: string[];
 }
-
-const KINDS: TbHNodeKind[] = ['root', 'scope', 'series', 'op'];
 
 class TableBuilder {
   private bytes = new Uint8Array(1 << 16);
@@ -70,6 +84,27 @@ class TableBuilder {
   }
 }
 
+const encoder = new TextEncoder();
+
+/** `strings` in one table: one encode of them all when they are ASCII (a byte per unit), else one at a time. */
+function tableOf(strings: readonly string[]): StringTable {
+  const joined = strings.join('');
+  const bytes = encoder.encode(joined);
+  if (bytes.length !== joined.length) {
+    const t = new TableBuilder();
+    for (const s of strings) t.add(s);
+    return t.done();
+  }
+  const end = new Uint32Array(strings.length);
+  let e = 0;
+  for (let i = 0; i < strings.length; i++) end[i] = e += strings[i].length;
+  return { bytes, end };
+}
+
+function tableBytes(t: StringTable, i: number): Uint8Array {
+  return t.bytes.subarray(i === 0 ? 0 : t.end[i - 1], t.end[i]);
+}
+
 function fnv1a(b: Uint8Array): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193);
@@ -77,67 +112,93 @@ function fnv1a(b: Uint8Array): number {
 }
 
 export function packHierarchy(h: TbHierarchy): PackedTbHierarchy {
+  return packTree(h.tree);
+}
+
+export function packTree(t: TbTree): PackedTbHierarchy {
   // Pre-order from the root, so node 0 is the root and a group's subtree is contiguous.
-  const order: string[] = [];
-  const stack = [ROOT_ID];
-  while (stack.length) {
-    const id = stack.pop()!;
-    order.push(id);
-    const kids = h.nodes.get(id)!.children;
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+  const size = t.ids.length;
+  const order = new Int32Array(size);
+  const index = new Int32Array(size);
+  const stack = [0];
+  for (let i = 0; stack.length; i++) {
+    const node = stack.pop()!;
+    order[i] = node;
+    index[node] = i;
+    const kids = t.children[node];
+    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
   }
-  const n = order.length;
-  const index = new Map<string, number>();
-  order.forEach((id, i) => index.set(id, i));
-  const ids = new TableBuilder();
-  const labels = new TableBuilder();
-  const edges = new TableBuilder();
-  const kind = new Uint8Array(n);
-  const parent = new Int32Array(n);
-  const childStart = new Uint32Array(n + 1);
-  const childList = new Int32Array(n - 1);
-  const op = new Int32Array(n);
-  const opCount = new Int32Array(n);
-  let size = 1;
-  while (size < n * 2) size *= 2;
-  const hash = new Int32Array(size);
+  const inOrder = (a: readonly string[]) => Array.from(order, (node) => a[node]);
+  const ids = tableOf(inOrder(t.ids));
+  const labels = tableOf(inOrder(t.labels));
+  const kind = new Uint8Array(size);
+  const parent = new Int32Array(size);
+  const childStart = new Uint32Array(size + 1);
+  const childList = new Int32Array(size - 1);
+  const op = new Int32Array(size);
+  const opCount = new Int32Array(size);
+  let slots = 1;
+  while (slots < size * 2) slots *= 2;
+  const hash = new Int32Array(slots);
   let c = 0;
-  for (let i = 0; i < n; i++) {
-    const node = h.nodes.get(order[i])!;
-    const bytes = ids.add(node.id);
-    for (let slot = fnv1a(bytes) & (size - 1); ; slot = (slot + 1) & (size - 1)) {
+  for (let i = 0; i < size; i++) {
+    const node = order[i];
+    for (let slot = fnv1a(tableBytes(ids, i)) & (slots - 1); ; slot = (slot + 1) & (slots - 1)) {
       if (hash[slot] === 0) {
         hash[slot] = i + 1;
         break;
       }
     }
-    labels.add(node.label);
-    const edgeList = h.edges.get(node.id);
-    edges.add(edgeList?.length ? JSON.stringify(edgeList) : '');
-    kind[i] = KINDS.indexOf(node.kind);
-    parent[i] = node.parent === null ? -1 : index.get(node.parent)!;
+    kind[i] = t.kinds[node];
+    parent[i] = t.parent[node] < 0 ? -1 : index[t.parent[node]];
     childStart[i] = c;
-    for (const k of node.children) childList[c++] = index.get(k)!;
-    op[i] = node.op;
-    opCount[i] = node.opCount;
+    for (const k of t.children[node]) childList[c++] = index[k];
+    op[i] = t.op[node];
+    opCount[i] = t.opCount[node];
   }
-  childStart[n] = c;
+  childStart[size] = c;
   return {
-    ids: ids.done(),
-    labels: labels.done(),
-    edges: edges.done(),
+    ids,
+    labels,
+    ...packEdges(t, order, index),
     kind,
     parent,
     childStart,
     childList,
     op,
     opCount,
-    opNode: Int32Array.from(h.opIds, (id) => index.get(id)!),
+    opNode: Int32Array.from(t.opNode, (node) => index[node]),
     hash,
-    format: h.graph.format,
-    meta: h.graph.meta,
-    problems: h.graph.problems,
+    format: t.table.format,
+    meta: t.table.meta,
+    problems: t.table.problems,
   };
+}
+
+function packEdges(t: TbTree, order: Int32Array, index: Int32Array) {
+  let count = 0;
+  for (const list of t.edges.values()) count += list.length;
+  const edgeStart = new Uint32Array(order.length + 1);
+  const edgeFrom = new Int32Array(count);
+  const edgeTo = new Int32Array(count);
+  const edgeData = new Int32Array(count);
+  const edgeControl = new Int32Array(count);
+  const edgeLabels = new Int32Array(count * MAX_EDGE_LABELS).fill(-1);
+  const text = new Interner();
+  let e = 0;
+  order.forEach((node, i) => {
+    edgeStart[i] = e;
+    for (const edge of t.edges.get(node) ?? []) {
+      edgeFrom[e] = index[edge.from];
+      edgeTo[e] = index[edge.to];
+      edgeData[e] = edge.data;
+      edgeControl[e] = edge.control;
+      edge.labels.forEach((l, k) => (edgeLabels[e * MAX_EDGE_LABELS + k] = text.of(l)));
+      e++;
+    }
+  });
+  edgeStart[order.length] = e;
+  return { edgeStart, edgeFrom, edgeTo, edgeData, edgeControl, edgeLabels, edgeLabelText: tableOf(text.list) };
 }
 
 /** Op i's details as JSON, by op index: the costliest part of a pack (~600 bytes an op of a GraphDef). */
@@ -152,9 +213,16 @@ export function packOpDetails(graph: TbGraph): StringTable {
 
 /** The buffers to transfer with a postMessage of `p` (they are unusable in the sender afterwards). */
 export function packedTransfer(p: PackedTbHierarchy): ArrayBuffer[] {
-  const views: ArrayBufferView[] = [p.ids.bytes, p.ids.end, p.labels.bytes, p.labels.end, p.edges.bytes, p.edges.end];
-  views.push(p.kind, p.parent, p.childStart, p.childList, p.op, p.opCount, p.opNode, p.hash);
-  return views.map((v) => v.buffer as ArrayBuffer);
+  return packedArrays(p).map((v) => v.buffer as ArrayBuffer);
+}
+
+/** The typed arrays of `p`, in one fixed order (the disk cache stores them so, server/store/tbGraph/tbDiskCache.ts). */
+export function packedArrays(p: PackedTbHierarchy): Array<Uint8Array | Int32Array | Uint32Array> {
+  return [
+    p.ids.bytes, p.ids.end, p.labels.bytes, p.labels.end, p.edgeStart, p.edgeFrom, p.edgeTo, p.edgeData, p.edgeControl,
+    p.edgeLabels, p.edgeLabelText.bytes, p.edgeLabelText.end, p.kind, p.parent, p.childStart, p.childList, p.op, p.opCount,
+    p.opNode, p.hash,
+  ];
 }
 
 export function tableTransfer(t: StringTable): ArrayBuffer[] {
@@ -162,7 +230,6 @@ export function tableTransfer(t: StringTable): ArrayBuffer[] {
 }
 
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 function tableGet(t: StringTable, i: number): string {
   return decoder.decode(t.bytes.subarray(i === 0 ? 0 : t.end[i - 1], t.end[i]));
@@ -174,16 +241,22 @@ export class TbView {
   private readonly opCache = new Map<number, TbOpDetail>();
   private failed: string | null = null;
 
-  /** `ops` null: the details are still on their way (`setOpDetails`); `op()` throws DetailsPending meanwhile. */
+  private ops: TbOpDetailSource | null = null;
+
+  /**
+   * `ops`: the op details as packOpDetails's JSON table or a source that makes them; null: still on their way
+   * (`setOpDetails`), and `op()` throws DetailsPending meanwhile.
+   */
   constructor(
     readonly p: PackedTbHierarchy,
-    private ops: StringTable | null,
+    ops: StringTable | TbOpDetailSource | null,
   ) {
     this.size = p.kind.length;
+    if (ops) this.setOpDetails(ops);
   }
 
-  setOpDetails(ops: StringTable): void {
-    this.ops = ops;
+  setOpDetails(ops: StringTable | TbOpDetailSource): void {
+    this.ops = 'detail' in ops ? ops : { detail: (k) => JSON.parse(tableGet(ops, k)) as TbOpDetail };
   }
 
   /** The details will not come (the worker failed after the structure): `op()` throws this problem. */
@@ -244,7 +317,7 @@ export class TbView {
     let o = this.opCache.get(k);
     if (!o) {
       if (this.opCache.size >= 10_000) this.opCache.clear();
-      this.opCache.set(k, (o = JSON.parse(tableGet(this.ops, k)) as TbOpDetail));
+      this.opCache.set(k, (o = this.ops.detail(k)));
     }
     return o;
   }
@@ -256,8 +329,17 @@ export class TbView {
 
   /** Metaedges among node i's children. */
   edges(i: number): TbMetaEdge[] {
-    const text = tableGet(this.p.edges, i);
-    return text === '' ? [] : (JSON.parse(text) as TbMetaEdge[]);
+    const p = this.p;
+    const out: TbMetaEdge[] = [];
+    for (let e = p.edgeStart[i]; e < p.edgeStart[i + 1]; e++) {
+      const labels: string[] = [];
+      for (let k = 0; k < MAX_EDGE_LABELS; k++) {
+        const l = p.edgeLabels[e * MAX_EDGE_LABELS + k];
+        if (l >= 0) labels.push(tableGet(p.edgeLabelText, l));
+      }
+      out.push({ from: this.id(p.edgeFrom[e]), to: this.id(p.edgeTo[e]), data: p.edgeData[e], control: p.edgeControl[e], labels });
+    }
+    return out;
   }
 
   /** Ancestor indexes from the root's child down to the parent (hierarchy.ts ancestorsOf). */

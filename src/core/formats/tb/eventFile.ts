@@ -163,21 +163,44 @@ export async function scanEventFile(source: ByteSource, opts: { startOffset?: nu
   return index;
 }
 
-async function readEvent(source: ByteSource, offset: number): Promise<EventMsg> {
+async function readEvent(source: ByteSource, offset: number): Promise<{ ev: EventMsg; data: Uint8Array }> {
   const rec = await readTfRecordAt(source, offset);
   try {
-    return decodeAs<EventMsg>(tbType('Event'), rec.data);
+    return { ev: decodeAs<EventMsg>(tbType('Event'), rec.data), data: rec.data };
   } catch (e) {
     throw new TbFormatError(`record at offset ${offset} is not an Event: ${(e as Error).message}`, { offset });
   }
 }
 
+/**
+ * A `graph_def` record's GraphDef bytes, undecoded (a view into the record), and their offset in the file (-1 if not
+ * known): the wire reader (graphDefWire.ts) reads them, the disk cache re-reads them from there.
+ */
+export async function readEventGraphDefBytes(source: ByteSource, entry: EventGraphEntry): Promise<{ bytes: Uint8Array; offset: number }> {
+  const { ev, data } = await readEvent(source, entry.recordOffset);
+  const bytes = ev.graph_def ?? new Uint8Array(0);
+  // A record's data starts 12 bytes in (length, its CRC); protobufjs hands out bytes fields as views into it.
+  const offset = bytes.buffer === data.buffer && bytes.length > 0 ? entry.recordOffset + 12 + bytes.byteOffset - data.byteOffset : -1;
+  return { bytes, offset };
+}
+
+/** Decodes the GraphDef bytes of a `graph_def` entry, naming the record when they are damaged. */
+export function decodeEventGraphDef(bytes: Uint8Array, entry: EventGraphEntry): GraphDefMsg {
+  try {
+    return decodeAs<GraphDefMsg>(tbType('GraphDef'), bytes);
+  } catch (e) {
+    throw new TbFormatError(`${entry.kind} at offset ${entry.recordOffset} is not a GraphDef: ${(e as Error).message}`, {
+      offset: entry.recordOffset,
+    });
+  }
+}
+
 /** Decodes the GraphDef of a graph found by `scanEventFile` (a meta_graph_def's embedded graph_def). */
 export async function readEventGraph(source: ByteSource, entry: EventGraphEntry): Promise<GraphDefMsg> {
-  const ev = await readEvent(source, entry.recordOffset);
+  if (entry.kind === 'graph_def') return decodeEventGraphDef((await readEventGraphDefBytes(source, entry)).bytes, entry);
+  const { ev } = await readEvent(source, entry.recordOffset);
   const offset = entry.recordOffset;
   try {
-    if (entry.kind === 'graph_def') return decodeAs<GraphDefMsg>(tbType('GraphDef'), ev.graph_def ?? new Uint8Array(0));
     const meta = decodeAs<{ graph_def?: GraphDefMsg }>(tbType('MetaGraphDef'), ev.meta_graph_def ?? new Uint8Array(0));
     return meta.graph_def ?? {};
   } catch (e) {
@@ -188,7 +211,7 @@ export async function readEventGraph(source: ByteSource, entry: EventGraphEntry)
 }
 
 export async function readEventRunMetadata(source: ByteSource, entry: EventRunMetadataEntry): Promise<RunMetadataMsg> {
-  const ev = await readEvent(source, entry.recordOffset);
+  const { ev } = await readEvent(source, entry.recordOffset);
   try {
     return decodeAs<RunMetadataMsg>(tbType('RunMetadata'), ev.tagged_run_metadata?.run_metadata ?? new Uint8Array(0));
   } catch (e) {

@@ -10,6 +10,7 @@ import {
   scopePath,
   type TbGraph,
   type TbInput,
+  type TbAttr,
   type TbOp,
   type TbTensorInfo,
 } from '../../tbgraph/opGraph.js';
@@ -75,16 +76,17 @@ export function nodeStatsByName(rm: RunMetadataMsg): Map<string, TbNodeStats> {
   return out;
 }
 
-/** `x`, `x:2`, `^x`, `x:out:1` → node name, output index, control flag. */
+/** `x`, `x:2`, `^x`, `x:out:1` → node name, output index, control flag (`x:` and `x:a` are output 0). */
 export function parseTfInput(s: string): { node: string; output: number; control: boolean } {
   const control = s.startsWith('^');
   const body = control ? s.slice(1) : s;
-  const parts = body.split(':');
-  const last = Number(parts[parts.length - 1]);
-  return { node: parts[0], output: parts.length > 1 && Number.isInteger(last) ? last : 0, control };
+  const first = body.indexOf(':');
+  if (first < 0) return { node: body, output: 0, control };
+  const last = Number(body.slice(body.lastIndexOf(':') + 1));
+  return { node: body.slice(0, first), output: Number.isInteger(last) ? last : 0, control };
 }
 
-function outputInfos(attr: Record<string, AttrValueMsg> | undefined): Array<TbTensorInfo & { name: string }> {
+export function outputInfos(attr: Record<string, AttrValueMsg> | undefined): Array<TbTensorInfo & { name: string }> {
   const shapes = attr?._output_shapes?.list?.shape ?? [];
   const t = attr?.T ?? attr?.dtype ?? attr?.DstT;
   const dtype = t && t.value === 'type' ? tfDtypeName(t.type) : null;
@@ -94,7 +96,7 @@ function outputInfos(attr: Record<string, AttrValueMsg> | undefined): Array<TbTe
 }
 
 /** Function names a node calls: its op (a library function used as an op) and function-valued attributes. */
-function calledFunctions(node: NodeDefMsg, library: Set<string>): string[] | undefined {
+export function calledFunctions(node: NodeDefMsg, library: Set<string>): string[] | undefined {
   const calls = new Set<string>();
   if (library.has(node.op ?? '')) calls.add(node.op!);
   for (const v of Object.values(node.attr ?? {})) {
@@ -113,6 +115,13 @@ function definition(indices: number[] | undefined, consumer: number): number | n
   let pick = indices[0];
   for (const i of indices) if (i < consumer) pick = i;
   return pick;
+}
+
+/** A node's attributes as shown, sorted by key. */
+export function tfAttrs(n: NodeDefMsg): TbAttr[] {
+  return Object.entries(n.attr ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => tfAttr(k, v));
 }
 
 interface Pending {
@@ -144,9 +153,7 @@ export function graphDefToGraph(g: GraphDefMsg): TbGraph {
     path,
     op: n.op ?? '',
     device: n.device ?? '',
-    attrs: Object.entries(n.attr ?? {})
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, v]) => tfAttr(k, v)),
+    attrs: tfAttrs(n),
     inputs: [],
     outputs: outputInfos(n.attr),
     calls: calledFunctions(n, library),
