@@ -14,9 +14,35 @@ import { benchCommandLine, commandUnavailable, machineLine, du, generatedOnce, m
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-/** @type {Array<{ id: string, title: string, gen: Omit<import('./dumpgen/generate.mjs').DumpOptions, 'out'> }>} */
+/**
+ * `args`: more `graph` options (a shard of the build).
+ * @type {Array<{ id: string, title: string, gen: Omit<import('./dumpgen/generate.mjs').DumpOptions, 'out'>, args?: string[] }>}
+ */
 const CASES = [
   { id: 'stats-96L', title: '96 layers, 1 rank, statistics', gen: { layers: 96, bench: true, seed: 1 } },
+  // One distinct stack per API (layers called from lines of their own) with the real collector's frames, ~24 MB of
+  // stack.json a side, in both shapes (issue 19: memory must not grow with the stack text).
+  {
+    id: 'stats-96L-stacks-old',
+    title: '96 layers, 1 rank, statistics, distinct stacks, `{api: [frames]}`',
+    gen: { layers: 96, bench: true, seed: 1, distinctStacks: true, stackFormat: 'old' },
+  },
+  {
+    id: 'stats-96L-stacks-grouped',
+    title: '96 layers, 1 rank, statistics, distinct stacks, `{id: [[apis], [frames]]}`',
+    gen: { layers: 96, bench: true, seed: 1, distinctStacks: true, stackFormat: 'grouped' },
+  },
+  {
+    id: 'stats-384L-stacks-old',
+    title: '384 layers, 1 rank, statistics, distinct stacks, `{api: [frames]}`',
+    gen: { layers: 384, bench: true, seed: 1, distinctStacks: true, stackFormat: 'old' },
+  },
+  {
+    id: 'stats-96L-8r-shard',
+    title: '96 layers × 8 ranks, distinct stacks `{api: [frames]}`, `--shard 1/4` (2 ranks)',
+    gen: { layers: 96, ranks: 8, bench: true, seed: 4, distinctStacks: true, stackFormat: 'old' },
+    args: ['--shard', '1/4'],
+  },
   {
     id: 'stats-96L-8r-8s',
     title: '96 layers × 8 ranks × 8 steps, statistics',
@@ -69,7 +95,7 @@ for (const c of selected) {
     for (let k = 0; k < repeat; k++) {
       rmSync(out, { recursive: true, force: true });
       process.stderr.write(`${c.id} --format ${fmt} (run ${k + 1}/${repeat}) …\n`);
-      const r = await timedRun(bin, ['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt], timeoutMs);
+      const r = await timedRun(bin, ['graph', '-i', dumps.compareJson, '-o', out, '--quiet', '--format', fmt, ...(c.args ?? [])], timeoutMs);
       const ok = r.code === 0 && !r.timedOut;
       console.error(`  ${ok ? 'ok' : 'failed'}, ${r.seconds.toFixed(2)} s, ${(r.peakKb / 1024).toFixed(0)} MB peak`);
       if (!ok) {
@@ -122,7 +148,8 @@ const lines = [
   '',
   'Reference (issue 3): the original msprobe `graph` needs 15.7 s / 536 MB (db) and 17 s / 1 GB (JSON) for the',
   '96-layer single-rank statistics comparison on this kind of machine. Targets: < 1 s and < 250 MB for stats-96L;',
-  'the 1M-node case finishes; real-tensor compare reads npy at ≥ 300 MB/s.',
+  'the 1M-node case finishes; real-tensor compare reads npy at ≥ 300 MB/s. Issue 19: ≤ 250 MB for any 96-layer',
+  'single-rank case and ≤ 400 MB for a shard, whatever the stack.json shape.',
   '',
 ];
 writeResults(args.results, lines);

@@ -35,6 +35,7 @@ const program = new Command('dumpgen')
   .option('--fortran', 'tensor task: store 2-D parameters in Fortran order', false)
   .option('--fused', 'torch_npu fused kernels (npu_rms_norm, npu_rotary_mul, npu_fusion_attention)', false)
   .option('--forward-only', 'no backward entries (msprobe data_mode ["forward"])', false)
+  .option('--distinct-stacks', 'one distinct stack per forward entry, with the real collector\'s frames (depth 7–31)', false)
   .option('--stack-frames <n>', 'keep only the n innermost frames of each stack', positiveInt)
   .option('--seq <n>', 'sequence length', positiveInt)
   .option('--hidden <n>', 'hidden size', positiveInt)
@@ -66,6 +67,7 @@ try {
     fused: o.fused,
     forwardOnly: o.forwardOnly,
     stackFrames: o.stackFrames,
+    distinctStacks: o.distinctStacks,
     seed: o.seed,
     stackFormat: o.stackFormat,
     layout: o.layout,

@@ -13,6 +13,8 @@ export interface DumpOptions {
   overflow?: boolean;
   seed?: number;
   stackFormat?: 'old' | 'grouped';
+  /** One distinct stack per forward entry (layers called from lines of their own), with the real collector's frames. */
+  distinctStacks?: boolean;
   layout?: 'auto' | 'files' | 'ranks' | 'steps';
   /** Layers strongly perturbed on the Bench side (default: one at 60 % depth). */
   badLayers?: number[];

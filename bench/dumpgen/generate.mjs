@@ -34,6 +34,7 @@ const NOISE = {
  * @property {boolean} [overflow]   NaN/inf in the first bad layer's attention (NPU side), for `graph -oc`
  * @property {number} [seed]
  * @property {'old' | 'grouped'} [stackFormat]
+ * @property {boolean} [distinctStacks]  one distinct stack per forward entry, with the real collector's frames (stacks.mjs)
  * @property {'auto' | 'files' | 'ranks' | 'steps'} [layout]
  * @property {number[]} [badLayers]  layers strongly perturbed on the Bench side (default: one at 60 % depth)
  * @property {number} [noise]  overrides the healthy-layer noise
@@ -109,7 +110,7 @@ export function generateDumps(options) {
   for (let step = 0; step < o.steps; step++) {
     for (let rank = 0; rank < o.ranks; rank++) {
       const rel = layout === 'steps' ? `step${step}/rank${rank}` : layout === 'ranks' ? `rank${rank}` : '';
-      const tracer = new Tracer({ seed: hashSeed(o.seed, step, rank), stackFrames: o.stackFrames });
+      const tracer = new Tracer({ seed: hashSeed(o.seed, step, rank), stackFrames: o.stackFrames, distinctStacks: o.distinctStacks });
       for (let micro = 0; micro < o.microSteps; micro++) {
         tracer.beginMicroStep();
         gptForward(tracer, cfg);

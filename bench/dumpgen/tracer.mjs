@@ -46,10 +46,14 @@ function flatArgs(v) {
 }
 
 export class Tracer {
-  /** @param {{ seed: number, stackFrames?: number }} o  stackFrames: keep only the innermost frames of each stack */
+  /**
+   * @param {{ seed: number, stackFrames?: number, distinctStacks?: boolean }} o  stackFrames: keep only the innermost
+   *   frames of each stack; distinctStacks: stacks.mjs `distinct`
+   */
   constructor(o) {
     this.seed = o.seed;
     this.stackFrames = o.stackFrames ?? Infinity;
+    this.distinctStacks = Boolean(o.distinctStacks);
     this.rng = new Rng(o.seed);
     /** @type {Map<string, string | null>} construct.json */
     this.construct = new Map();
@@ -143,8 +147,8 @@ export class Tracer {
     const entry = { input_args: toSlots(args, `${name}.input`), input_kwargs: {}, output: null };
     this.data.set(name, entry);
     const attr = path.split('.').pop() ?? path;
-    const site = callSite(ordinal, attr);
-    this.stacks.set(name, stackFor(this.open, site, { attr }).slice(0, this.stackFrames));
+    const site = callSite(ordinal, attr, this.distinctStacks);
+    this.stacks.set(name, stackFor(this.open, site, { attr }, this.distinctStacks).slice(0, this.stackFrames));
     this.open.push({ name, cls, attr, site, calls: 0, node });
     const outputs = body();
     this.open.pop();
@@ -178,7 +182,7 @@ export class Tracer {
     this.construct.set(name, parent);
     const kw = Object.fromEntries(Object.entries(kwargs).map(([key, v]) => [key, toSlots(v, `${name}.input.${key}`)]));
     this.data.set(name, { input_args: toSlots(args, `${name}.input`), input_kwargs: kw, output: toSlots(outputs, `${name}.output`) });
-    this.stacks.set(name, stackFor(this.open, callSite(ordinal, null), { api: base }).slice(0, this.stackFrames));
+    this.stacks.set(name, stackFor(this.open, callSite(ordinal, null), { api: base }, this.distinctStacks).slice(0, this.stackFrames));
     return outputs;
   }
 

@@ -130,6 +130,8 @@ async function addForeignPeers(
       continue;
     }
     if (!wanted.has(unit.rank)) continue;
+    // Each peer's reading leaves its construct.json and graphs behind: collected before the next, as between units.
+    collectGarbage();
     await yieldToEvents();
     const r = await ctx.foreignUnit!(unit);
     npu.set(unit.rank, distributedSkeleton(r.npu));

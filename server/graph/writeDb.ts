@@ -150,17 +150,30 @@ export class VisDbFile implements DbRowTarget {
   }
 }
 
+/** Stack rows go to the target in batches of about this much text. */
+const STACK_BATCH_CHARS = 1 << 18;
+
 /** What the db sink calls: makes a graph's rows (in this thread) and hands them to the target as they come. */
 export class VisDbWriter {
   constructor(private readonly target: DbRowTarget) {}
 
-  /** One graph's node rows in `node_order`, then its stack rows. */
+  /** One graph's node rows in `node_order`, then its stack rows (in batches: their texts are made as they go). */
   async addGraph(graph: Graph, opts: GraphRowsOptions): Promise<void> {
     const rows = graphRowsOf(graph, opts);
     for (;;) {
       const next = rows.next();
       if (next.done) {
-        await this.target.stacks(next.value);
+        let batch: DbStackRow[] = [];
+        let chars = 0;
+        for (const row of next.value) {
+          batch.push(row);
+          chars += row[1].length;
+          if (chars < STACK_BATCH_CHARS) continue;
+          await this.target.stacks(batch);
+          batch = [];
+          chars = 0;
+        }
+        if (batch.length) await this.target.stacks(batch);
         return;
       }
       const wait = this.target.node(next.value);

@@ -1,5 +1,5 @@
 import type { PyValue } from '../formats/pyJson.js';
-import { pyRepr, pyStr, pyTruthy } from '../formats/pyFormat.js';
+import { pyRepr, pyStr, pyStrRepr, pyTruthy } from '../formats/pyFormat.js';
 import { validateStack } from './dumpValidation.js';
 import type { NameSource } from './nameColumn.js';
 import { NameIndex } from './nameIndex.js';
@@ -19,6 +19,17 @@ export interface StackTableMessage {
   texts: string[];
 }
 
+const RAW_CACHE_CHARS = 4 << 20;
+
+/**
+ * `str(lines)`, as one flat string: joined from its lines' reprs rather than appended piece by piece, whose chain of
+ * pieces would be kept with the text of every stack.
+ */
+function stackRepr(lines: PyValue): string {
+  if (!Array.isArray(lines) || !lines.every((l) => typeof l === 'string')) return pyRepr(lines);
+  return ['[', lines.map((l) => pyStrRepr(l as string)).join(', '), ']'].join('');
+}
+
 export class StackTable {
   /** API key → NPU API index, hashed over the table's own key bytes (no map of a few hundred thousand strings). */
   private readonly apiIndex: NameIndex | null;
@@ -26,8 +37,14 @@ export class StackTable {
   private readonly lists: PyValue[] = [];
   private texts: string[] = [];
   private readonly byText = new Map<string, number>();
-  /** Raw JSON text of an old-format value → stack id: repeated stacks are neither parsed nor printed again. */
+  /**
+   * Raw JSON text of an old-format value → stack id: repeated stacks are neither parsed nor printed again. Kept up to
+   * RAW_CACHE_CHARS: a file whose every API has a stack of its own (issue 19) would be held a second time.
+   */
   private readonly byJson = new Map<string, number>();
+  private byJsonChars = 0;
+  /** Each distinct line once: most lines repeat across stacks. */
+  private readonly frames = new Map<string, string>();
   private format: 'old' | 'new' | null = null;
 
   constructor(
@@ -49,7 +66,10 @@ export class StackTable {
         return;
       }
       this.add(key, parse());
-      if (this.ids[api] >= 0) this.byJson.set(json, this.ids[api]);
+      if (this.ids[api] >= 0 && this.byJsonChars < RAW_CACHE_CHARS) {
+        this.byJson.set(json, this.ids[api]);
+        this.byJsonChars += json.length;
+      }
       return;
     }
     this.add(key, parse());
@@ -74,15 +94,24 @@ export class StackTable {
       return;
     }
     validateStack(apiKey, lines, this.file);
-    const text = pyRepr(lines);
+    const text = stackRepr(lines);
     let id = this.byText.get(text);
     if (id === undefined) {
       id = this.texts.length;
       this.texts.push(text);
-      this.lists.push(lines);
+      this.lists.push(this.intern(lines as PyValue[]));
       this.byText.set(text, id);
     }
     this.ids[api] = id;
+  }
+
+  private intern(lines: PyValue[]): PyValue[] {
+    return lines.map((line) => {
+      if (typeof line !== 'string') return line;
+      const known = this.frames.get(line);
+      if (known === undefined) this.frames.set(line, line);
+      return known ?? line;
+    });
   }
 
   toMessage(): StackTableMessage {

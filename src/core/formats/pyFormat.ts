@@ -202,22 +202,30 @@ function intText(v: bigint): string {
   return v.toString();
 }
 
-/** Python's repr of a str: single quotes unless the text has ' and no ", escapes for the unprintable. */
+/**
+ * Python's repr of a str: single quotes unless the text has ' and no ", escapes for the unprintable. The runs
+ * between escapes are appended whole: a string built a character at a time is a chain of one small object per
+ * character until it is flattened, which the compare table's stack texts (kept for every API) never were (issue 19).
+ */
 export function pyStrRepr(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  const q = quote.charCodeAt(0);
   let out = quote;
+  let from = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    const ch = s[i];
-    if (ch === quote || ch === '\\') out += '\\' + ch;
-    else if (c === 0x0a) out += '\\n';
-    else if (c === 0x0d) out += '\\r';
-    else if (c === 0x09) out += '\\t';
+    let escape: string;
+    if (c === q || c === 0x5c) escape = '\\' + s[i];
+    else if (c === 0x0a) escape = '\\n';
+    else if (c === 0x0d) escape = '\\r';
+    else if (c === 0x09) escape = '\\t';
     // Python's isprintable() is false for C0/C1 controls, DEL, NBSP and the soft hyphen.
-    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) out += '\\x' + c.toString(16).padStart(2, '0');
-    else out += ch;
+    else if (c < 0x20 || (c >= 0x7f && c <= 0xa0) || c === 0xad) escape = '\\x' + c.toString(16).padStart(2, '0');
+    else continue;
+    out += s.slice(from, i) + escape;
+    from = i + 1;
   }
-  return out + quote;
+  return out + s.slice(from) + quote;
 }
 
 /** Python `str(type(v))`, e.g. `<class 'int'>` (gen_op_item's dtype of a scalar argument). */

@@ -5,6 +5,7 @@ import { nativeObject } from './pyJsonNative.js';
 import { textOfBytes } from './textLimit.js';
 import { utf8Bytes, utf8Decode, type Utf8Decode } from './utf8.js';
 import { jsonString, skipWs, stringEnd } from './jsonBytes.js';
+import { scanDocument } from './pyJsonScan.js';
 
 export const STACK_NOT_DICT_PROBLEM =
   'The format of the stack.json is incorrect, the outermost layer of stack.json should be a dict type.';
@@ -15,37 +16,29 @@ export const STACK_NOT_DICT_PROBLEM =
  * A value that is not a list becomes `[]` (msprobe would copy it verbatim; no dumper writes one).
  * `input` is the file's text or its UTF-8 bytes (the common case then never becomes one string); `decode` turns
  * byte ranges of them into text (Node callers pass Buffer's).
+ *
+ * Frames are interned: each distinct line is one string that every stack holding it shares, so a file of thousands
+ * of distinct stacks (one per API, issue 19) costs an array of references per stack rather than its text; most
+ * frames repeat across stacks (the training loop, `_call_impl`, a module's lines in every layer).
  */
 export function parseStackJson(input: string | Uint8Array, file = 'stack.json', decode: Utf8Decode = utf8Decode): Map<string, string[]> {
-  const scanned = scanOldFormat(typeof input === 'string' ? utf8Bytes(input) : input, decode);
+  const frames = new Map<string, string>();
+  const bytes = typeof input === 'string' ? utf8Bytes(input) : input;
+  const scanned = scanOldFormat(bytes, decode, frames) ?? readGrouped(bytes, decode, frames);
   if (scanned) return scanned;
   const text = typeof input === 'string' ? input : textOfBytes(input, file, decode);
   const top = nativeStack(text) ?? (parsePyJson(text, { mode: 'python', file }) as PyValue);
   if (!(top instanceof Map)) throw new DumpFileError(file, STACK_NOT_DICT_PROBLEM);
   const out = new Map<string, string[]>();
   if (!pyTruthy(top.get('0'))) {
-    // Old files repeat the same stack for many names; one shared array each keeps memory and export work down.
-    // Candidates are found by a cheap key (sizes, first, middle and last line), then compared line by line.
-    const interned = new Map<string, string[][]>();
-    for (const [name, lines] of top) {
-      const stack = stackLines(lines);
-      let chars = 0;
-      for (const line of stack) chars += line.length;
-      const ends = `${stack[0] ?? ''}\u0000${stack[stack.length >> 1] ?? ''}\u0000${stack[stack.length - 1] ?? ''}`;
-      const key = `${stack.length}:${chars}\u0000${ends}`;
-      let candidates = interned.get(key);
-      if (!candidates) interned.set(key, (candidates = []));
-      const shared = candidates.find((c) => sameLines(c, stack));
-      if (!shared) candidates.push(stack);
-      out.set(name, shared ?? stack);
-    }
+    for (const [name, lines] of top) out.set(name, stackLines(lines, frames));
     return out;
   }
   for (const group of top.values()) {
     if (!Array.isArray(group) || group.length !== 2) continue;
     const [names, lines] = group;
     if (!Array.isArray(names)) continue;
-    const stack = stackLines(lines);
+    const stack = stackLines(lines, frames);
     // Later groups win for a repeated name, as msprobe's dict.update does; names are hashed as their str().
     for (const name of names) out.set(pyStr(name), stack);
   }
@@ -53,18 +46,19 @@ export function parseStackJson(input: string | Uint8Array, file = 'stack.json', 
 }
 
 /**
- * The common case, an old-format file (`{name: [lines]}`) that repeats a few hundred distinct stacks thousands of
- * times, read from its bytes without parsing every copy (and without the text of the whole file): the scan only
+ * The common case, an old-format file (`{name: [lines]}`) that often repeats a few hundred distinct stacks thousands
+ * of times, read from its bytes without parsing every copy (and without the text of the whole file): the scan only
  * finds where each value starts and ends, and each distinct value is decoded and parsed once (equal values share one
  * array). Anything unexpected (the new format, a value that is not a list of strings, malformed JSON) returns null
- * for the general readers below.
+ * for the readers below.
  */
-function scanOldFormat(bytes: Uint8Array, decode: Utf8Decode): Map<string, string[]> | null {
+function scanOldFormat(bytes: Uint8Array, decode: Utf8Decode, frames: Map<string, string>): Map<string, string[]> | null {
   // Scanned as given: a Buffer's indexOf (memchr) finds the ends of these long lines faster than a plain view's.
   const n = bytes.length;
-  // Distinct values by a cheap fingerprint (length and a few bytes), then by comparing their text: hashing every
-  // value's whole text as a Map key costs more than the comparisons.
-  const byPrint = new Map<number, Array<{ raw: string; lines: string[] }>>();
+  // Values seen, by their text: kept only up to RAW_CACHE_CHARS, so a file whose stacks are all distinct does not
+  // hold a second copy of itself while it is read (fingerprints with candidate lists collide on such files).
+  const byRaw = new Map<string, string[]>();
+  let rawChars = 0;
   const out = new Map<string, string[]>();
   let i = skipWs(bytes, 0);
   if (bytes[i] !== 0x7b) return null;
@@ -104,26 +98,18 @@ function scanOldFormat(bytes: Uint8Array, decode: Utf8Decode): Map<string, strin
       }
     }
     i++;
-    const length = i - valueStart;
-    let print = length;
-    for (let k = 1; k <= 8; k++) print = (Math.imul(print, 31) + bytes[valueStart + ((length * k) >> 3) - 1]) | 0;
-    let candidates = byPrint.get(print);
-    if (!candidates) byPrint.set(print, (candidates = []));
     const raw = decode(bytes, valueStart, i);
-    let lines: string[] | undefined;
-    for (const c of candidates) {
-      if (c.raw === raw) {
-        lines = c.lines;
-        break;
-      }
-    }
+    let lines = byRaw.get(raw);
     if (!lines) {
       try {
-        lines = JSON.parse(raw) as string[];
+        lines = internLines(JSON.parse(raw) as string[], frames);
       } catch {
         return null;
       }
-      candidates.push({ raw, lines });
+      if (rawChars < RAW_CACHE_CHARS) {
+        byRaw.set(raw, lines);
+        rawChars += raw.length;
+      }
     }
     out.set(key, lines);
     i = skipWs(bytes, i);
@@ -135,6 +121,60 @@ function scanOldFormat(bytes: Uint8Array, decode: Utf8Decode): Map<string, strin
     if (c !== 0x7d) return null;
     return skipWs(bytes, i + 1) === n ? out : null;
   }
+}
+
+const RAW_CACHE_CHARS = 1 << 20;
+
+/**
+ * A grouped file (`{"0": [[names], [lines]], …}`, first key "0", every value two lists of strings) read group by group
+ * from its bytes with the document scan (pyJsonScan.ts): no text of the whole file, no parse tree of it. Anything
+ * else returns null for the general readers.
+ */
+function readGrouped(bytes: Uint8Array, decode: Utf8Decode, frames: Map<string, string>): Map<string, string[]> | null {
+  let scan;
+  try {
+    scan = scanDocument(bytes, decode);
+  } catch {
+    return null; // a key JSON cannot decode: the general readers say where
+  }
+  const members = scan?.top;
+  if (!members || members.length === 0 || members[0].key !== '0') return null;
+  const out = new Map<string, string[]>();
+  for (const m of members) {
+    // The scan decodes keys without looking for raw control characters, which JSON forbids.
+    if (!m.plain || hasControl(bytes, m.keyStart, stringEnd(bytes, m.keyStart))) return null;
+    let group: unknown;
+    try {
+      group = JSON.parse(decode(bytes, m.valueStart, m.valueEnd));
+    } catch {
+      return null;
+    }
+    if (!Array.isArray(group) || group.length !== 2 || !stringList(group[0]) || !stringList(group[1])) return null;
+    const stack = internLines(group[1] as string[], frames);
+    // Later groups win for a repeated name, as msprobe's dict.update does.
+    for (const name of group[0] as string[]) out.set(name, stack);
+  }
+  return out;
+}
+
+function hasControl(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) if (bytes[k] < 0x20) return true;
+  return false;
+}
+
+function stringList(v: unknown): boolean {
+  return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+/** `lines` with each frame replaced by its interned string (in place: the parser's array is new). */
+function internLines(lines: string[], frames: Map<string, string>): string[] {
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const known = frames.get(line);
+    if (known === undefined) frames.set(line, line);
+    else lines[i] = known;
+  }
+  return lines;
 }
 
 /**
@@ -155,11 +195,7 @@ function stringLists(v: unknown, depth: number): boolean {
   return Array.isArray(v) && depth < 2 && v.every((x) => stringLists(x, depth + 1));
 }
 
-function sameLines(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((line, i) => line === b[i]);
-}
-
-function stackLines(v: PyValue): string[] {
+function stackLines(v: PyValue, frames: Map<string, string>): string[] {
   if (!Array.isArray(v)) return [];
-  return v.map((line) => pyStr(line));
+  return internLines(v.map((line) => pyStr(line)), frames);
 }

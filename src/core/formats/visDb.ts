@@ -162,28 +162,38 @@ export function forEachGraphRow(graph: Graph, opts: GraphRowsOptions, onNode: (r
   const rows = graphRowsOf(graph, opts);
   for (;;) {
     const next = rows.next();
-    if (next.done) return next.value;
+    if (next.done) return [...next.value];
     onNode(next.value);
   }
 }
 
-/** `forEachGraphRow` as a generator of the node rows; its return value is the stack rows. */
-export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<DbNodeRow, DbStackRow[]> {
+/**
+ * `forEachGraphRow` as a generator of the node rows; its return value gives the stack rows, each stack's JSON text
+ * made only as that row is taken: a graph whose every API has a stack of its own (issue 19) never holds all their
+ * texts at once.
+ */
+export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<DbNodeRow, Iterable<DbStackRow>> {
   const graphId = `${opts.source}_${opts.step}_${opts.rank}`;
   const itemOpts = { era: 'db' as const, md5Mode: opts.md5Mode };
+  // Equal stacks share one row. They are told apart by their frames' numbers (stack.json's frames are interned
+  // strings, stackJson.ts), and nodes share stack arrays (backward twins): each array's key is made once.
   const stackIds = new Map<string, string>();
-  // Nodes share stack arrays (interned stack.json entries, backward twins): their JSON text is made once.
-  const stackTexts = new Map<string[], string>();
+  const stackKeys = new Map<string[], string>();
+  const frameIds = new Map<string, number>();
+  const distinctStacks: string[][] = [];
   const dumpDataDir = sqlValue(graph.dumpDataDir);
   const order = postOrder(graph.root);
   // Node ids appear in many rows (every descendant's matched_node_link): their JSON text is made once.
   const idJson = new Map<string, string>();
   for (let i = 0; i < order.length; i++) {
     const node = order[i];
-    let stackText = stackTexts.get(node.stackInfo);
-    if (stackText === undefined) stackTexts.set(node.stackInfo, (stackText = pyJsonDumps(node.stackInfo)));
-    let stackId = stackIds.get(stackText);
-    if (stackId === undefined) stackIds.set(stackText, (stackId = `${graphId}_${stackIds.size}`));
+    let stackKey = stackKeys.get(node.stackInfo);
+    if (stackKey === undefined) stackKeys.set(node.stackInfo, (stackKey = framesKey(node.stackInfo, frameIds)));
+    let stackId = stackIds.get(stackKey);
+    if (stackId === undefined) {
+      stackIds.set(stackKey, (stackId = `${graphId}_${stackIds.size}`));
+      distinctStacks.push(node.stackInfo);
+    }
     yield [
       `${graphId}_${node.id}`,
       graphId,
@@ -208,9 +218,22 @@ export function* graphRowsOf(graph: Graph, opts: GraphRowsOptions): Generator<Db
       opts.rank,
     ];
   }
-  const stacks: DbStackRow[] = [];
-  for (const [text, id] of stackIds) stacks.push([id, text]);
-  return stacks;
+  return stackRows(graphId, distinctStacks);
+}
+
+function* stackRows(graphId: string, stacks: string[][]): Generator<DbStackRow> {
+  for (let k = 0; k < stacks.length; k++) yield [`${graphId}_${k}`, pyJsonDumps(stacks[k])];
+}
+
+/** A stack's frames as numbers (`3,17,5,`): equal keys, equal lists, without holding the lists' text. */
+function framesKey(lines: readonly string[], frameIds: Map<string, number>): string {
+  let key = '';
+  for (const line of lines) {
+    let id = frameIds.get(line);
+    if (id === undefined) frameIds.set(line, (id = frameIds.size));
+    key += `${id},`;
+  }
+  return key;
 }
 
 /**

@@ -147,15 +147,14 @@ function linkTexts(ids: Map<string, string>): (list: readonly string[], indent: 
   };
 }
 
-/** Stacks are shared arrays (interned stack.json entries, backward twins): each is rendered once per file. */
+/**
+ * Stacks rendered from their frames' JSON texts, each made once per file: frames repeat across stacks (stack.json's
+ * are interned, stackJson.ts), while whole stack texts kept for the file would be one per API when every API has a
+ * stack of its own (issue 19).
+ */
 function stackTexts(): (lines: string[], indent: number | null, level: number) => string {
-  const cache = new Map<string[], string>();
-  return (lines, indent, level) => {
-    if (lines.length <= 1) return stringListJson(lines, indent, level);
-    let text = cache.get(lines);
-    if (text === undefined) cache.set(lines, (text = stringListJson(lines, indent, level)));
-    return text;
-  };
+  const frames = new Map<string, string>();
+  return (lines, indent, level) => listJson(lines, (line) => knownJsonString(line, frames), indent, level);
 }
 
 /** A node's member keys with the separator before them (`,\n        "node_type": `), per nesting level. */
