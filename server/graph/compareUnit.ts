@@ -17,7 +17,8 @@ import { MAX_COMPARE_COLUMNS } from '../../src/core/compare/rows.js';
 import { dumpTopAsPy } from '../../src/core/formats/dumpJson.js';
 import type { PyValue } from '../../src/core/formats/pyJson.js';
 import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
-import type { Graph } from '../../src/core/model/graph.js';
+import { classifyNodeOp } from '../../src/core/build/nodeOp.js';
+import { NodeOp, type Graph } from '../../src/core/model/graph.js';
 import { yieldToEvents } from '../interrupt.js';
 import { GraphFileError } from '../store/graphStore.js';
 import type { DumpUnit } from './dumpLayout.js';
@@ -70,9 +71,45 @@ export async function compareUnit(unit: DumpUnit, settings: CompareSettings, ctx
   return compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, ctx);
 }
 
-function readSide(dir: string, which: 'npu' | 'bench', unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Side {
+/**
+ * A rank another shard compares (issue 19): what cross-rank matching (msprobe-format.md §2.12) reads of it, the
+ * precision index or `-oc` level of its `Distributed.*` nodes, the way `compareUnit` gives them, without its graphs.
+ * Both sides' node trees come from construct.json (a match needs the same ancestors, §3.2) but only `Distributed.*`
+ * entries are read from dump.json, fuzzy matching adding the modules (it pairs an API only under a matched module
+ * with the same shapes), and no stack.json. Not for `-lm`, whose name map needs both dumps whole.
+ */
+export async function comparePeerUnit(unit: DumpUnit, settings: CompareSettings, ctx: StepContext): Promise<{ npu: Graph; bench: Graph }> {
+  const only = settings.fuzzyMatch ? isDistributedOrModule : isDistributed;
+  // The peer's own warnings are its shard's to report.
+  const quiet: StepContext = { ...ctx, summary: { ...ctx.summary, warnings: [] } };
+  const npu = readSide(unit.npuDir, 'npu', unit, settings, quiet, only);
+  await yieldToEvents();
+  const bench = readSide(unit.benchDir!, 'bench', unit, settings, quiet, only);
+  releaseFileBuffer();
+  const mode = checkSides(npu, bench, settings);
+  for (const side of [npu, bench]) if (side.buildError !== undefined) throw side.buildError;
+  const r = await compareSides(npu.graph!, bench.graph!, mode, npu.levels, bench.levels, null, settings, quiet);
+  return { npu: r.npu, bench: r.bench! };
+}
+
+const isDistributed = (name: string): boolean => name.startsWith('Distributed');
+const isDistributedOrModule = (name: string): boolean => isDistributed(name) || classifyNodeOp(name).op !== NodeOp.functionApi;
+
+function readSide(
+  dir: string,
+  which: 'npu' | 'bench',
+  unit: DumpUnit,
+  settings: CompareSettings,
+  ctx: StepContext,
+  only?: (name: string) => boolean,
+): Side {
   // NPU items get the compare columns: room for them is left as they are made.
-  const src = readDumpDirForBuild(dir, { overflowLevels: settings.overflowCheck, itemRoom: which === 'npu' ? MAX_COMPARE_COLUMNS : 0 });
+  const src = readDumpDirForBuild(dir, {
+    overflowLevels: settings.overflowCheck,
+    itemRoom: which === 'npu' ? MAX_COMPARE_COLUMNS : 0,
+    only,
+    skipStack: only !== undefined,
+  });
   const side: Side = {
     dumpFile: src.dumpFile,
     task: deferred(() => dumpTaskOfRead(src.head.top, src.head.data, src.md5, which, src.dumpFile)),

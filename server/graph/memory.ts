@@ -15,6 +15,20 @@ export function collectGarbage(): void {
   gc?.();
 }
 
+/**
+ * A collector for a loop whose steps each leave garbage (a shard reading its peers, ~25 MB each): it collects once
+ * the heap has grown by `bytes` since its last collection, not after every step, as each collection costs about a
+ * tenth of a peer's time (one shard of 7 compare peers peaked at 325-349 MB with none, 271-280 MB with 64 MB).
+ */
+export function collectorEvery(bytes: number): () => void {
+  let base = process.memoryUsage().heapUsed;
+  return () => {
+    if (process.memoryUsage().heapUsed - base <= bytes) return;
+    collectGarbage();
+    base = process.memoryUsage().heapUsed;
+  };
+}
+
 function exposeGc(): (() => void) | null {
   const existing = (globalThis as { gc?: () => void }).gc;
   if (typeof existing === 'function') return existing;

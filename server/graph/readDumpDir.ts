@@ -110,14 +110,19 @@ class EntryReader implements DumpVisitor, DumpItemsVisitor {
     file: string,
     private readonly findMd5: boolean,
     overflowLevels: boolean,
-    /** Read only these entries (the byte reader passes over the others; the general reader reads them all). */
+    /** Keep only these entries (the byte reader passes over the others, the general reader drops them). */
     private readonly only?: (name: string) => boolean,
   ) {
     this.entries = new PreparedEntries(file);
     this.levels = overflowLevels ? new Map() : null;
   }
 
+  /** Passes over an entry left out by `only`, unless md5 is still looked for: that is any entry's (`md5_find`). */
   skips(name: string): boolean {
+    return this.leftOut(name) && !(this.findMd5 && !this.md5);
+  }
+
+  private leftOut(name: string): boolean {
     return this.only !== undefined && !this.only(name);
   }
 
@@ -135,8 +140,10 @@ class EntryReader implements DumpVisitor, DumpItemsVisitor {
   }
 
   entry(name: string, entry: DumpValue): void {
-    this.entries.add(name, entry);
     if (this.findMd5 && !this.md5) this.md5 = entryHasMd5(entry);
+    // Read for md5 only, or by the general reader, which reads every entry.
+    if (this.leftOut(name)) return;
+    this.entries.add(name, entry);
     if (this.levels) {
       const level = overflowLevelOf(name, toPy(entry));
       if (level) this.levels.set(name, level);
@@ -188,7 +195,7 @@ const MAX_READ_BYTES = MAX_BUFFER_BYTES - READ_SLACK;
  * it takes nothing else along.)
  */
 export function releaseFileBuffer(): void {
-  if (fileBuffer) structuredClone(fileBuffer.buffer, { transfer: [fileBuffer.buffer] });
+  if (fileBuffer) structuredClone(fileBuffer.buffer, { transfer: [fileBuffer.buffer as ArrayBuffer] });
   fileBuffer = null;
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { readingFile } from '../../src/core/formats/dumpFileError.js';
 import { parsePyJson } from '../../src/core/formats/pyJson.js';
 import { GraphFileError } from '../store/graphStore.js';
-import { compareUnit, type CompareSettings } from './compareUnit.js';
+import { comparePeerUnit, compareUnit, type CompareSettings } from './compareUnit.js';
 import { planRun, type DumpUnit, type RunPlan } from './dumpLayout.js';
 import { openSink } from './graphSinks.js';
 import { OutputDir, runTimestamp } from './outputFiles.js';
@@ -100,8 +100,12 @@ async function run(opts: GraphCommandOptions): Promise<GraphRunSummary> {
     ctx.own = new Set(shard.units);
     ctx.configRankList = shard.meta.rankList;
     ctx.configStepList = shard.meta.stepList;
-    // A compare run's peer needs its precision index, which only comparing it gives (left for later: issue 19).
-    ctx.foreignUnit = settings ? processUnit : (unit) => Promise.resolve({ npu: distributedUnit(unit, ctx), bench: null });
+    // A compare run's peer is compared for its Distributed.* nodes only; -lm's name map needs the whole dumps.
+    ctx.foreignUnit = !settings
+      ? (unit) => Promise.resolve({ npu: distributedUnit(unit, ctx), bench: null })
+      : settings.layerMapping
+        ? processUnit
+        : (unit) => comparePeerUnit(unit, settings, ctx);
   }
   const work = async (): Promise<GraphRunSummary> => {
     for (const step of plan.steps) await runStep(step, ctx, processUnit);

@@ -6,7 +6,7 @@ import type { JsonTree } from '../../src/core/formats/pyJsonWrite.js';
 import { GraphNode, type Graph } from '../../src/core/model/graph.js';
 import type { DumpUnit, RunPlan } from './dumpLayout.js';
 import type { GraphSink } from './graphSinks.js';
-import { collectGarbage } from './memory.js';
+import { collectGarbage, collectorEvery } from './memory.js';
 import { applyOverflowLevels } from './overflowLevels.js';
 import type { RunProgress } from './progress.js';
 import { yieldToEvents } from '../interrupt.js';
@@ -105,6 +105,9 @@ export async function runStep(
   for (const unit of ownUnits) await sink.updateDistributed(unit, npuByRank.get(unit.rank), benchByRank.get(unit.rank));
 }
 
+/** Heap that read peers may leave behind before it is collected. */
+const PEER_GARBAGE_BYTES = 64 << 20;
+
 /**
  * A shard's cross-rank matching: the ranks its own communication nodes name (peers of send/recv and batch P2P ops,
  * members of collective groups, which include a broadcast's or scatter's root) are read for their `Distributed.*`
@@ -121,6 +124,7 @@ async function addForeignPeers(
   for (const graphs of [npuByRank, benchByRank]) for (const g of graphs.values()) for (const r of peerRanks(g)) wanted.add(r);
   const npu = new Map<number, Graph>();
   const bench = new Map<number, Graph>();
+  const collect = collectorEvery(PEER_GARBAGE_BYTES);
   for (const unit of units) {
     const ownNpu = npuByRank.get(unit.rank);
     if (ownNpu) {
@@ -130,8 +134,8 @@ async function addForeignPeers(
       continue;
     }
     if (!wanted.has(unit.rank)) continue;
-    // Each peer's reading leaves its construct.json and graphs behind: collected before the next, as between units.
-    collectGarbage();
+    // Each peer's reading leaves its construct.json and graphs behind.
+    collect();
     await yieldToEvents();
     const r = await ctx.foreignUnit!(unit);
     npu.set(unit.rank, distributedSkeleton(r.npu));

@@ -43,6 +43,9 @@ const en = {
   configUnreadable: 'match config {file}: {problem}',
   writeFailed: 'cannot write {file}: {problem}',
   overlayTooLarge: '{file}: the {side} side has {count} nodes, more than this list walks (at most {max}); use search or the filters instead',
+  shardsMissing: '{file}: shard {missing} of {count} missing; the graph shows the steps and ranks of the other shards',
+  shardLeftOut: '{file} is left out of its shard set: {problem}{more}; the graph shows the other shards',
+  shardSetSave: '{file} is a set of shards served as one graph: merge them (probeboard merge) to save a matched file',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -83,6 +86,9 @@ const zhCN: Record<MessageKey, string> = {
   configUnreadable: '匹配配置文件 {file}：{problem}',
   writeFailed: '无法写入 {file}：{problem}',
   overlayTooLarge: '{file}：{side} 侧有 {count} 个节点，超过此列表可遍历的上限（{max} 个）；请改用搜索或筛选',
+  shardsMissing: '{file}：共 {count} 个分片，缺少分片 {missing}；图中只显示其余分片的 step 和 rank',
+  shardLeftOut: '{file} 未纳入其分片集合：{problem}{more}；图中显示其余分片',
+  shardSetSave: '{file} 是作为一个图显示的一组分片：请先合并（probeboard merge）再保存匹配后的文件',
 };
 
 const tables: Record<Lang, Record<MessageKey, string>> = { en, 'zh-CN': zhCN };

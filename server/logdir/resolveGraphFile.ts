@@ -1,9 +1,10 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Message } from '../i18n/messages.js';
-import type { GraphFileRef, GraphFormat } from '../store/openStore.js';
+import type { GraphFileRef, GraphFormat, ShardFileRef } from '../store/openStore.js';
+import { compareShardFiles, parseShardTag, shardSetRelPath, type ShardTag } from '../store/visDb/shardSet.js';
 import type { LogRoots } from './logRoots.js';
-import { graphFileName, isInside, MAX_SCAN_DEPTH } from './scanLogdir.js';
+import { graphFileName, isInside, MAX_SCAN_DEPTH, splitGraphFileName } from './scanLogdir.js';
 import { splitTbTag } from '../store/tbGraph/tbFiles.js';
 
 /**
@@ -52,7 +53,10 @@ function resolveIn(logdirReal: string, parts: string[], run: string, tag: string
     .filter((f) => f === 'vis' || f === 'db' || f === tb)
     .map((f) => ({ f, abs: path.join(dir, graphFileName(tag, f)) }))
     .find((c) => existsSync(c.abs));
-  if (!candidate) return existsSync(dir) ? unknownTag : unknownRun;
+  if (!candidate) {
+    const set = formats.includes('db') ? resolveShardSet(logdirReal, dir, run, tag) : null;
+    return set ?? (existsSync(dir) ? unknownTag : unknownRun);
+  }
 
   let real: string;
   try {
@@ -67,6 +71,37 @@ function resolveIn(logdirReal: string, parts: string[], run: string, tag: string
   // Named in errors as the listing names it: the run (a `--logdir_spec` name included), then the file.
   const relPath = path.posix.join(...(run === '.' ? [] : run.split('/')), graphFileName(tag, candidate.f));
   return { ok: true, ref: { absPath: real, relPath, format: candidate.f, run, tag } };
+}
+
+/**
+ * A tag naming no file may name a set of shard files of one build, `{tag}_shard{K}of{N}.vis.db` (issue 19), which the
+ * listing shows as one graph when no `{tag}.vis.db` exists: every such file inside the log dir, in shard order.
+ */
+function resolveShardSet(logdirReal: string, dir: string, run: string, tag: string): Resolved | null {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null;
+  }
+  const runRel = run === '.' ? '' : run;
+  const files: Array<ShardFileRef & { name: ShardTag }> = [];
+  for (const name of names) {
+    const named = splitGraphFileName(name);
+    const shard = named?.format === 'db' ? parseShardTag(named.tag) : null;
+    if (!named || !shard || shard.setTag !== tag) continue;
+    try {
+      const real = realpathSync(path.join(dir, name));
+      if (!isInside(logdirReal, real) || !statSync(real).isFile()) continue;
+      files.push({ absPath: real, relPath: path.posix.join(...(runRel ? runRel.split('/') : []), name), tag: named.tag, name: shard });
+    } catch {
+      continue; // dangling link, removed meanwhile
+    }
+  }
+  if (files.length === 0) return null;
+  files.sort(compareShardFiles);
+  const shards = files.map(({ absPath, relPath, tag: t }) => ({ absPath, relPath, tag: t }));
+  return { ok: true, ref: { absPath: files[0].absPath, relPath: shardSetRelPath(runRel, tag, files[0].name.count), format: 'db', run, tag, shards } };
 }
 
 function lexicalProblem(value: string, isRun: boolean): string | null {

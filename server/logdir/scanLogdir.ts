@@ -2,11 +2,13 @@ import { closeSync, openSync, readdirSync, readSync, realpathSync, statSync, typ
 import path from 'node:path';
 import type { GraphType } from '../../src/core/api/types.js';
 import { FileProblem } from '../../src/core/fileProblem.js';
+import { GraphFileError } from '../store/graphStore.js';
 import type { Message } from '../i18n/messages.js';
 import type { GraphFormat, StoreCache } from '../store/openStore.js';
 import { naturalCompare } from './naturalSort.js';
 import { sniffVis } from './sniffVis.js';
 import { eventGraphTag, splitTbTag, tbFileFormat } from '../store/tbGraph/tbFiles.js';
+import { compareShardFiles, parseShardTag, planShardSet, shardSetRelPath, type ShardProbe, type ShardTag } from '../store/visDb/shardSet.js';
 
 /**
  * Finds graph files under the log dir. Unlike the reference viewer (two levels, run = basename, colliding names;
@@ -27,8 +29,13 @@ export interface ScannedTag {
   error: Message | null;
   /** An event file's graph: the step of its record. */
   step?: number;
-  /** A TensorBoard-side graph that opens, once opened: what its reader noted (the first, and how many more). */
+  /**
+   * A TensorBoard-side graph that opens, once opened: what its reader noted (the first, and how many more). A shard
+   * set: what is not whole.
+   */
   note?: Message;
+  /** The shard files of one build listed as this one graph (issue 19): N, how many are served, their union. */
+  shards?: { count: number; members: number; steps: number[]; ranks: number[] };
 }
 export interface ScannedRun {
   run: string;
@@ -79,6 +86,7 @@ export function scanLogdir(
     const run = runParts.length === 0 ? '.' : runParts.join('/');
     const tags: ScannedTag[] = [];
     const subdirs: Array<{ name: string; real: string }> = [];
+    const shardFiles = new Map<string, ShardFile[]>();
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue;
       const abs = path.join(dirAbs, entry.name);
@@ -99,8 +107,18 @@ export function scanLogdir(
       }
       const named = stats.isFile() ? splitGraphFileName(entry.name) : null;
       const relPath = path.posix.join(...runParts, entry.name);
-      if (named) tags.push(describeSafely(real, relPath, run, named, stats, cache));
+      const shard = named?.format === 'db' ? parseShardTag(named.tag) : null;
+      if (named && shard) {
+        const group = shardFiles.get(shard.setTag) ?? [];
+        shardFiles.set(shard.setTag, [...group, { abs: real, relPath, named, stats, shard }]);
+      } else if (named) tags.push(describeSafely(real, relPath, run, named, stats, cache));
       else if (stats.isFile()) tags.push(...describeTb(real, relPath, entry.name, stats, cache, pending));
+    }
+    for (const [setTag, files] of shardFiles) {
+      // A file of the set's own name is what the tag opens (resolveGraphFile.ts): then each shard is its own entry.
+      if (tags.some((t) => t.format === 'db' && t.tag === setTag)) {
+        for (const f of files) tags.push(describeSafely(f.abs, f.relPath, run, f.named, f.stats, cache));
+      } else tags.push(describeShardSet(setTag, files, runParts, run, cache));
     }
     if (tags.length > 0) {
       tags.sort(compareTags);
@@ -148,6 +166,50 @@ function describeTb(abs: string, relPath: string, name: string, stats: Stats, ca
   }
   const graphs: ScannedTag[] = listing.graphs.map((g) => ({ ...base, tag: eventGraphTag(name, g.tag), step: g.step, error: null, ...noteOf(g.tag) }));
   return listing.problem === null ? graphs : [...graphs, { ...base, tag: name, graphType: null, error: problemOf(listing.problem) }];
+}
+
+interface ShardFile {
+  abs: string;
+  relPath: string;
+  named: { tag: string; format: GraphFormat };
+  stats: Stats;
+  shard: ShardTag;
+}
+
+/**
+ * The shard files of one build in one directory (issue 19) as one entry: the set's tag, format `db`, the union of the
+ * served shards' steps and ranks, and a note when shards are missing or left out (shardSet.ts), as opening it serves.
+ */
+function describeShardSet(setTag: string, files: ShardFile[], runParts: string[], run: string, cache: StoreCache): ScannedTag {
+  const candidates = files.map((f) => ({ ref: f, relPath: f.relPath, name: f.shard, probe: probeSafely(f, run, cache) }));
+  // Named by its first file in shard order, as resolveGraphFile names it.
+  const first = candidates.map((c) => ({ name: c.name, relPath: c.relPath, file: c.ref })).sort(compareShardFiles)[0].file;
+  const plan = planShardSet(shardSetRelPath(runParts.join('/'), setTag, first.shard.count), candidates);
+  const pairs = plan.members.flatMap((m) => m.meta.pairs);
+  const sorted = (ns: number[]) => [...new Set(ns)].sort((a, b) => a - b);
+  return {
+    tag: setTag,
+    format: 'db',
+    sizeBytes: files.reduce((n, f) => n + f.stats.size, 0),
+    graphType: plan.graphType,
+    error: plan.error,
+    ...(plan.note ? { note: plan.note } : {}),
+    shards: {
+      count: plan.members[0]?.meta.shards ?? first.shard.count,
+      members: plan.members.length,
+      steps: sorted(pairs.map(([s]) => s)),
+      ranks: sorted(pairs.map(([, r]) => r)),
+    },
+  };
+}
+
+function probeSafely(f: ShardFile, run: string, cache: StoreCache): ShardProbe {
+  try {
+    return cache.probeDb({ absPath: f.abs, relPath: f.relPath, format: 'db', run, tag: f.named.tag }, f.stats);
+  } catch (e) {
+    const problem = e instanceof FileProblem ? e.problem : e instanceof Error ? e.message : String(e);
+    return { graphType: null, error: new GraphFileError(f.relPath, problem), shard: null };
+  }
 }
 
 /** One file's failure, whatever it is, is listed as that file's error: the listing itself never fails (issue 12 #1). */

@@ -4,6 +4,7 @@ import { isMainThread } from 'node:worker_threads';
 import type { ColorBucket, HeatmapResponse, HeatmapRow } from '../../src/core/api/types.js';
 import { bucketColor } from '../../src/core/colors/buckets.js';
 import { parseRankTag } from '../../src/core/ranks/rankTag.js';
+import { ShardSetStore } from './visDb/shardSetStore.js';
 import { readDerived, writeDerived, type TypedArray } from './derivedCache.js';
 import { GraphFileError, guardStore, type GraphStore } from './graphStore.js';
 import { continueWhenIdle } from './idleWork.js';
@@ -111,7 +112,12 @@ export function heatmap(store: GraphStore, ref: GraphFileRef, q: HeatmapQuery, o
     const compare = meta.graphType === 'compare';
     const window = meta.ranks.slice(q.rankOffset, q.rankOffset + q.rankLimit);
     const file: DbFile = { ref, step: q.step, worst, colors: meta.colors };
-    const byRank = compare && window.length > 0 ? guardStore(ref.relPath, () => dbCells(file, window, meta.ranks, started + q.softMs, cache)) : new Map<number, RankCells>();
+    const byRank =
+      !compare || window.length === 0
+        ? new Map<number, RankCells>()
+        : store instanceof ShardSetStore
+          ? shardSetCells(store, file, window, meta.ranks, started + q.softMs, cache)
+          : guardStore(ref.relPath, () => dbCells(file, window, meta.ranks, started + q.softMs, cache));
     for (const rank of window) {
       const cells = byRank.get(rank);
       rows.push({ row: { rank, tag: ref.tag, format: 'db', state: cells || !compare ? 'ok' : 'pending' }, cells: cells ?? NO_CELLS });
@@ -363,6 +369,48 @@ function dbCells(file: DbFile, window: number[], all: number[], until: number, c
     }
   }
   return known;
+}
+
+/**
+ * A shard set's ranks (issue 19), each read from the shard file holding it at the step as dbCells reads one `.vis.db`
+ * (and cached per shard file). A rank with no graph at the step has no cells.
+ */
+function shardSetCells(
+  store: ShardSetStore<GraphFileRef>,
+  file: DbFile,
+  window: number[],
+  all: number[],
+  until: number,
+  cache: HeatmapCache | null,
+): Map<number, RankCells> {
+  const holderOf = (rank: number): GraphFileRef | null => {
+    try {
+      return store.fileOf({ step: file.step, rank });
+    } catch {
+      return null;
+    }
+  };
+  const shown = new Set(window);
+  const groups = new Map<string, { ref: GraphFileRef; window: number[]; all: number[] }>();
+  for (const rank of all) {
+    const ref = holderOf(rank);
+    if (!ref) continue;
+    const group = groups.get(ref.absPath) ?? { ref, window: [], all: [] };
+    group.all.push(rank);
+    if (shown.has(rank)) group.window.push(rank);
+    groups.set(ref.absPath, group);
+  }
+  const cells = new Map<number, RankCells>();
+  for (const g of groups.values()) {
+    if (g.window.length === 0) continue;
+    const read = guardStore(g.ref.relPath, () => dbCells({ ...file, ref: g.ref }, g.window, g.all, until, cache));
+    for (const rank of g.window) {
+      const c = read.get(rank);
+      if (c) cells.set(rank, c);
+    }
+  }
+  for (const rank of window) if (!holderOf(rank)) cells.set(rank, NO_CELLS);
+  return cells;
 }
 
 function saveDbLater(file: DbFile, entry: DbEntry): void {

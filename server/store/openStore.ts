@@ -1,10 +1,14 @@
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
 import type { GraphType } from '../../src/core/api/types.js';
 import type { DerivedCacheOptions } from './derivedCache.js';
 import { GraphFileError, LockedFileError, StaleFileError, type GraphStore } from './graphStore.js';
 import { createFindPool, defaultFindWorkerScript, type FindRequest } from './findPool.js';
 import { asFileError, dbStamp } from './visDb/openDb.js';
 import { VisDbStore } from './visDb/visDbStore.js';
+import { parseShardTag, planShardSet, truncationProblem, type ShardProbe, type ShardTag } from './visDb/shardSet.js';
+import { ShardSetStore } from './visDb/shardSetStore.js';
 import { buildVisIndex, VisIndexError } from './visJsonIndex/buildIndex.js';
 import { bufferSource } from './visJsonIndex/byteSource.js';
 import { defaultCacheDir, hasIndexCache } from './visJsonIndex/indexCache.js';
@@ -36,6 +40,18 @@ export interface GraphFileRef {
   relPath: string;
   format: GraphFormat;
   run: string;
+  tag: string;
+  /**
+   * The shard files of one `graph --shard` build served as one graph (issue 19, visDb/shardSet.ts), in name order;
+   * `absPath` is the first of them, `tag` the set's (no shard suffix), `relPath` names the set.
+   */
+  shards?: ShardFileRef[];
+}
+
+/** One file of a shard set: its path and its own tag (`…_shard{K}of{N}`). */
+export interface ShardFileRef {
+  absPath: string;
+  relPath: string;
   tag: string;
 }
 
@@ -83,10 +99,8 @@ export type IndexEvent =
   | { phase: 'done'; file: string; bytes: number; fromCache: boolean; seconds: number }
   | { phase: 'failed'; file: string; bytes: number; problem: string };
 
-export interface DbProbe {
-  graphType: GraphType | null;
-  error: GraphFileError | null;
-}
+/** A `.vis.db`'s graph type, or its problem, and its shard record when it is a shard (issue 19). */
+export type DbProbe = ShardProbe;
 
 export interface StoreCache {
   /** The store for `ref`, opened, reused, or still indexing. Throws GraphFileError when the file cannot be read. */
@@ -243,7 +257,59 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
     return { store: indexStore(ref, result!) };
   };
 
-  const tb = createTbCache({ workerScript: options.tbWorkerScript, inThreadBytes: options.tbInThreadBytes });
+  const tb = createTbCache({
+    workerScript: options.tbWorkerScript,
+    inThreadBytes: options.tbInThreadBytes,
+    derived: cacheDir ? { cacheDir, maxBytes: options.cacheMaxBytes, log } : null,
+    onIndex: options.onIndex,
+  });
+
+  /**
+   * A shard set (issue 19): its files probed (memoised per stamp, as the listing probes them), planned as the listing
+   * plans them, and served by one ShardSetStore whose stamp covers every file, so that a shard added, removed or
+   * rebuilt opens the set again.
+   */
+  const openSet = (ref: GraphFileRef, files: ShardFileRef[]): OpenResult => {
+    const present: Array<{ f: ShardFileRef; name: ShardTag; stats: Stats }> = [];
+    const stamps: string[] = [];
+    for (const f of files) {
+      const name = parseShardTag(f.tag);
+      if (!name) continue;
+      let stats: Stats;
+      try {
+        stats = statSync(f.absPath);
+      } catch {
+        continue; // removed since the request was resolved: not part of the set now
+      }
+      stamps.push(`${f.absPath}\0${dbStamp(f.absPath, stats)}`);
+      present.push({ f, name, stats });
+    }
+    const key = `${path.dirname(ref.absPath)}\0${ref.tag}\0shards`;
+    const stamp = `shards:${createHash('sha256').update(stamps.join('\0')).digest('hex').slice(0, 24)}`;
+    const known = lookup(key, stamp);
+    if (known) {
+      if ('error' in known) throw known.error;
+      remember(stores, key, { stamp, outcome: known }, maxOpen);
+      return { store: known.store, stamp };
+    }
+    const candidates = present.map(({ f, name, stats }) => {
+      const fileRef: GraphFileRef = { absPath: f.absPath, relPath: f.relPath, format: 'db', run: ref.run, tag: f.tag };
+      return { ref: fileRef, relPath: f.relPath, name, probe: cache.probeDb(fileRef, stats) };
+    });
+    const plan = planShardSet(ref.relPath, candidates);
+    if (plan.members.length === 0) {
+      const first = plan.error?.params;
+      const error = new GraphFileError(String(first?.file ?? ref.relPath), String(first?.problem ?? 'no shard file'));
+      // A lock passes: only lasting problems are remembered, as for one file.
+      if (!candidates.some((c) => c.probe.error instanceof LockedFileError)) remember(errors, key, { stamp, outcome: { error } }, maxErrors);
+      throw error;
+    }
+    const store = new ShardSetStore({ file: ref.relPath, run: ref.run, tag: ref.tag }, plan.members, (m) =>
+      new VisDbStore(m.absPath, { ...named(m), cacheDir, cacheMaxBytes: options.cacheMaxBytes, log }),
+    );
+    remember(stores, key, { stamp, outcome: { store } }, maxOpen);
+    return { store, stamp };
+  };
 
   const cache: StoreCache = {
     derived: cacheDir ? { cacheDir, maxBytes: options.cacheMaxBytes, log } : null,
@@ -260,6 +326,7 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
         throw new GraphFileError(ref.relPath, `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
       }
       if (isTbFormat(ref.format)) return tb.open({ ...ref, format: ref.format }, stats);
+      if (ref.shards) return openSet(ref, ref.shards);
       const stamp = stampOf(ref.absPath, stats, ref.format);
       const known = lookup(ref.absPath, stamp);
       if (known) {
@@ -291,12 +358,13 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       const stamp = stampOf(ref.absPath, stats, 'db');
       // Whatever goes wrong with one file is that file's error in the listing, never the listing's (issue 12 #1).
       const known = lookup(ref.absPath, stamp);
-      if (known && 'error' in known) return { graphType: null, error: known.error };
+      if (known && 'error' in known) return { graphType: null, error: known.error, shard: null };
       if (known) {
         try {
-          return { graphType: known.store.meta().graphType, error: null };
+          const shard = known.store instanceof VisDbStore ? known.store.shardMeta() : null;
+          return { graphType: known.store.meta().graphType, error: null, shard };
         } catch (e) {
-          return { graphType: null, error: asFileError(ref.relPath, e) };
+          return { graphType: null, error: asFileError(ref.relPath, e), shard: null };
         }
       }
       const hit = probes.get(ref.absPath);
@@ -305,9 +373,15 @@ export function createStoreCache(options: StoreCacheOptions = {}): StoreCache {
       let store: VisDbStore | undefined;
       try {
         store = new VisDbStore(ref.absPath, named(ref));
-        probe = { graphType: store.meta().graphType, error: null };
+        const graphType = store.meta().graphType;
+        const shard = store.shardMeta();
+        // A shard cut short by a killed job may still answer its first pages (issue 19): its header says so.
+        const truncated = shard ? truncationProblem(ref.absPath, stats.size) : null;
+        probe = truncated ? { graphType: null, error: new GraphFileError(ref.relPath, truncated), shard: null } : { graphType, error: null, shard };
       } catch (e) {
-        probe = { graphType: null, error: asFileError(ref.relPath, e) };
+        // A file that fails to open because it was cut short: said so rather than SQLite's "malformed".
+        const truncated = truncationProblem(ref.absPath, stats.size);
+        probe = { graphType: null, error: truncated ? new GraphFileError(ref.relPath, truncated) : asFileError(ref.relPath, e), shard: null };
       } finally {
         store?.close();
       }

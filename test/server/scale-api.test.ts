@@ -96,10 +96,11 @@ afterAll(async () => {
 function makeBadDbs(): void {
   const dir = path.join(logdir, 'baddb');
   mkdirSync(dir);
-  // Damaged: a valid header, then garbage where the schema page should be.
+  // Damaged: a valid header, then garbage where the schema page should be; the file keeps its length (a file cut
+  // short is reported as truncated instead: test/server/shard-view.test.ts).
   const good = readFileSync(path.join(logdir, 'db/multi.vis.db'));
-  const damaged = Buffer.from(good.subarray(0, 8192));
-  for (let i = 100; i < damaged.length; i++) damaged[i] = (i * 7919) & 0xff;
+  const damaged = Buffer.from(good);
+  for (let i = 100; i < 8192; i++) damaged[i] = (i * 7919) & 0xff;
   writeFileSync(path.join(dir, 'damaged.vis.db'), damaged);
   // Unknown schema: msprobe's tables without node_order.
   const unknown = new Database(path.join(dir, 'unknown.vis.db'));

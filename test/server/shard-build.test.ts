@@ -18,6 +18,8 @@ import { readDumpDirForBuild } from '../../server/graph/readDumpDir.js';
 let tmp: string;
 let buildJson: string;
 let compareJson: string;
+/** The compare dump's NPU and Bench roots (`rank{R}` directories). */
+let cmpRoots: string[];
 let single: string;
 
 async function cli(argv: string[], env?: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
@@ -48,6 +50,40 @@ async function graph(input: string, out: string, ...extra: string[]): Promise<st
   return fs.readdirSync(out).filter((f) => !f.startsWith('.')).sort().map((f) => path.join(out, f));
 }
 
+/** A 4-rank md5 compare dump with the P2P ring, its Bench ring tensors different from the NPU's. */
+function md5CompareJson(): string {
+  const d = generateDumps({ out: path.join(tmp, 'm4'), layers: 1, ranks: 4, steps: 1, bench: true, md5: true, seed: 7, log: () => {} });
+  for (const root of [d.npuPath, d.benchPath!]) {
+    addP2pRing(root);
+    // No communication node has md5 then: a read of those alone would take the dump for a summary one.
+    for (const r of fs.readdirSync(root)) {
+      const f = path.join(root, r, 'dump.json');
+      let text = fs.readFileSync(f, 'utf8');
+      for (let start = 0; (start = text.indexOf('"Distributed.all_reduce.', start + 1)) >= 0; ) {
+        let end = text.indexOf('{', start);
+        for (let depth = 0; ; end++) {
+          depth += text[end] === '{' ? 1 : text[end] === '}' ? -1 : 0;
+          if (depth === 0) break;
+        }
+        const entry = text.slice(start, end);
+        expect(entry).toContain('"md5"');
+        text = text.slice(0, start) + entry.replace(/,\s*"md5": "[0-9a-f]+"/g, '') + text.slice(end);
+      }
+      fs.writeFileSync(f, text);
+    }
+  }
+  perturbRing(d.benchPath!);
+  return d.compareJson;
+}
+
+/** The ring's Bench tensors made to differ from the NPU's, so its nodes get precision indices of differing nodes. */
+function perturbRing(benchRoot: string): void {
+  for (const r of fs.readdirSync(benchRoot)) {
+    const f = path.join(benchRoot, r, 'dump.json');
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replaceAll('"Max":1.5,', '"Max":1.75,'));
+  }
+}
+
 function distributedValue(file: string, id: string): unknown {
   const row = nodeRowsById(file).get(id);
   return row ? JSON.parse(String(row.matched_distributed)) : undefined;
@@ -61,7 +97,9 @@ beforeAll(async () => {
   const cmp = generateDumps({ out: path.join(tmp, 'c4'), layers: 1, ranks: 4, steps: 1, bench: true, overflow: true, seed: 5, log: () => {} });
   addP2pRing(cmp.npuPath);
   addP2pRing(cmp.benchPath!);
+  perturbRing(cmp.benchPath!);
   compareJson = cmp.compareJson;
+  cmpRoots = [cmp.npuPath, cmp.benchPath!];
   [single] = await graph(buildJson, path.join(tmp, 'single'));
 }, 120_000);
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -154,6 +192,58 @@ describe('graph --shard', () => {
     expect((await cli(['merge', ...fs.readdirSync(dir).map((f) => path.join(dir, f)), '-o', out])).code).toBe(0);
     expect(dbRows(out)).toEqual(dbRows(whole));
     expect(distributedValue(out, 'Bench_0_1_Distributed.recv.0.forward')).toMatchObject({ nodes_info: { '0': expect.any(Array) } });
+  }, 60_000);
+
+  it.each([
+    ['summary', []],
+    ['summary', ['-f']],
+    // The communication entries have no md5: the mode comes from the others, which a peer's read passes over.
+    ['md5', []],
+  ])(
+    'compare runs (%s %j): peers in other shards are compared for their communication nodes; merged equal a single compare',
+    async (task: string, opts: string[]) => {
+      const tag = task + opts.join('');
+      const input = task === 'md5' ? md5CompareJson() : compareJson;
+      const [whole] = await graph(input, path.join(tmp, `cmpx-single${tag}`), ...opts);
+      const dir = path.join(tmp, `cmpx-shards${tag}`);
+      for (let k = 0; k < 3; k++) await graph(input, dir, ...opts, '--shard', `${k}/3`);
+      const out = path.join(tmp, `cmpx-merged${tag}.vis.db`);
+      expect((await cli(['merge', ...fs.readdirSync(dir).map((f) => path.join(dir, f)), '-o', out])).code).toBe(0);
+      expect(dbRows(out)).toEqual(dbRows(whole));
+      // Shard 1 holds rank 1 alone: its recv and broadcast name rank 0's send and broadcast with their precision
+      // indices, which only a comparison of rank 0's nodes gives.
+      const shard1 = path.join(dir, fs.readdirSync(dir).find((f) => f.includes('_shard1of3'))!);
+      for (const [id, peer] of [['recv', 'send'], ['broadcast', 'broadcast']]) {
+        const value = distributedValue(shard1, `NPU_0_1_Distributed.${id}.0.forward`) as { nodes_info: Record<string, string[]> };
+        expect(value.nodes_info['0'][1]).toBe(`Distributed.${peer}.0.forward`);
+        // Summary: Max's relative error. md5 compares md5 values, which the ring's items lack alike: 1, a pass.
+        expect(value.nodes_info['0'][0]).toBe(task === 'md5' ? '1' : '0.14285714285714285');
+      }
+    },
+    60_000,
+  );
+
+  it("a compare shard does not build its peers: their stack.json is never read", async () => {
+    const [whole] = await graph(compareJson, path.join(tmp, 'nostack-single'));
+    // Rank 3 is rank 0's sender, rank 2's receiver and in every collective: shard 0 of 2 (ranks 0, 1) needs it.
+    const stacks = cmpRoots.map((root) => path.join(root, 'rank3', 'stack.json'));
+    for (const f of stacks) fs.renameSync(f, `${f}.away`);
+    try {
+      const dir = path.join(tmp, 'nostack-shards');
+      const [shard0] = await graph(compareJson, dir, '--shard', '0/2');
+      const all = nodeRowsById(whole);
+      let peers = 0;
+      for (const [id, row] of nodeRowsById(shard0)) {
+        expect(row, id).toEqual(all.get(id));
+        if (/_Distributed\./.test(id) && String(row.matched_distributed).includes('"3"')) peers++;
+      }
+      expect(peers).toBeGreaterThan(0);
+      // Building rank 3 (its own shard) needs the file: a peer built in full would have failed the same way.
+      const r = await cli(['graph', '-i', compareJson, '-o', path.join(tmp, 'nostack-1'), '--quiet', '--shard', '1/2']);
+      expect([r.code, r.err]).toEqual([2, `probeboard: ${stacks[0]}: The file does not exist.\n`]);
+    } finally {
+      for (const f of stacks) fs.renameSync(`${f}.away`, f);
+    }
   }, 60_000);
 
   it('--format vis: the shard files are the single build\'s files under the build\'s name', async () => {

@@ -25,6 +25,7 @@ import type { AppContext } from '../appContext.js';
 import { HttpError } from '../httpError.js';
 import { formatParam, intParam, optionalString, requiredString, sideParam, withGraph, type Opened } from './graph.js';
 import { resolveGraphFile } from '../../logdir/resolveGraphFile.js';
+import { ShardSetStore } from '../../store/visDb/shardSetStore.js';
 
 /** Entries one `/api/overlay/nodes` page may hold. */
 const MAX_NODES_LIMIT = 1000;
@@ -183,7 +184,10 @@ export function overlayRouter(ctx: AppContext): Router {
       if (o.store.meta(o.graph).graphType !== 'compare') throw new HttpError(400, 'overlayNotCompare', { file: o.ref.relPath });
       const entry = o.store instanceof OverlayStore ? o.store.entry : null;
       // `.vis.db`: the rows the original marked modified, as the overlay leaves them, then the overlay's own matches.
-      const fromFile = o.ref.format === 'db' ? modifiedPairs(o.ref.absPath, o.ref.relPath, o.step, o.rank).filter(([npu]) => !entry?.patches.npu.has(npu)) : [];
+      // A shard set's graph is in the shard holding it (issue 19).
+      const base = o.store instanceof OverlayStore ? o.store.base : o.store;
+      const file = base instanceof ShardSetStore ? base.fileOf(o) : o.ref;
+      const fromFile = o.ref.format === 'db' ? modifiedPairs(file.absPath, file.relPath, o.step, o.rank).filter(([npu]) => !entry?.patches.npu.has(npu)) : [];
       const text = serializeVisConfig([...fromFile, ...(entry?.manualPairs() ?? [])]);
       const name = o.ref.format === 'db' ? visConfigName(o.ref.tag, o.step, o.rank) : visConfigName(o.ref.tag);
       return locked(o.ref.absPath, async () => {
@@ -222,6 +226,8 @@ export function overlayRouter(ctx: AppContext): Router {
       if (!(o.store instanceof OverlayStore)) throw new HttpError(400, 'missingParam', { name: 'overlay' });
       const entry = o.store.entry;
       const ref = o.ref;
+      // A set of shards is several files served as one (issue 19): there is no one file to copy or overwrite.
+      if (ref.shards) throw new HttpError(400, 'shardSetSave', { file: ref.relPath });
       const job = new SaveJob<OverlayWriteResponse>((job, progress) =>
         locked(ref.absPath, async () => {
           // Checked under the lock: of two saves the second sees the first's new stamp.

@@ -21,6 +21,7 @@ export function runsRouter(ctx: AppContext): Router {
           error: t.error ? translate(lang, t.error) : null,
           ...(t.step !== undefined ? { step: t.step } : {}),
           ...(t.note ? { note: translate(lang, t.note) } : {}),
+          ...(t.shards ? { shards: t.shards } : {}),
         })),
       })),
     };

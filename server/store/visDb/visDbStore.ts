@@ -17,6 +17,7 @@ import { buildPreorderRanks, type PreorderRanks } from './preorderRanks.js';
 import { worstEnd, type RatedNodes, type WorstQuery } from '../worstQuery.js';
 import { RatedScan, type DbDerived } from './ratedScan.js';
 import { derivedWriteProblem, readDerived, writeDerived } from '../derivedCache.js';
+import { readShardTable, type ShardMeta } from '../../graph/shardMeta.js';
 
 /**
  * GraphStore over a `.vis.db` (msprobe-format.md §4.2): every step and rank, graphs selected per request, queries on
@@ -398,6 +399,11 @@ export class VisDbStore implements GraphStore {
       this.ratedScans.set(key, scan);
     }
     return scan;
+  }
+
+  /** The slice of a `graph --shard` build the file holds (server/graph/shardMeta.ts); null when it is no shard. */
+  shardMeta(): ShardMeta | null {
+    return this.guard(() => readShardTable(this.db));
   }
 
   close(): void {

@@ -39,6 +39,11 @@ export interface TagEntry {
    * node), known once it has been opened: one line naming the file.
    */
   note?: string;
+  /**
+   * Issue 19: the shard `.vis.db` files of one `graph --shard` build in this run, listed as this one graph: the
+   * build's shard count, how many of them are served, and the union of their steps and ranks.
+   */
+  shards?: { count: number; members: number; steps: number[]; ranks: number[] };
   /** null while unknown (not yet opened) or when the file could not be read. */
   graphType: GraphType | null;
   sizeBytes: number;
