@@ -85,9 +85,7 @@ export function columnLetters(index: number): string {
   return s;
 }
 
-// eslint-disable-next-line no-control-regex
 const XML_SPECIAL = /[&<>\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/;
-// eslint-disable-next-line no-control-regex
 const XML_SPECIAL_G = /[&<>\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 /** XML text; characters XML 1.0 cannot hold are written as OOXML `_xHHHH_` escapes. */
