@@ -1,3 +1,4 @@
+import type { RunsResponse, TagEntry } from '../../src/core/api/types.js';
 import http from 'node:http';
 
 export interface RawResponse {
@@ -31,3 +32,6 @@ export function rawGet(port: number, rawPath: string, headers: Record<string, st
     req.end();
   });
 }
+
+/** The tags `/api/runs` lists for `run` (none when the run is not listed). */
+export const tagsOf = (body: RunsResponse, run: string): TagEntry[] => body.runs.find((r) => r.run === run)?.tags ?? [];

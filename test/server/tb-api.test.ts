@@ -2,11 +2,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildrenResponse, GraphMeta, NodeDetail, RunsResponse, TagEntry } from '../../src/core/api/types.js';
+import type { ChildrenResponse, GraphMeta, NodeDetail, RunsResponse } from '../../src/core/api/types.js';
 import { checkChildren, checkMeta, checkRuns } from '../../src/app/api/answers.js';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache } from '../../server/store/openStore.js';
-import { rawGet } from '../helpers/httpGet.js';
+import { rawGet, tagsOf } from '../helpers/httpGet.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { bundleTbWorker } from '../helpers/workerBundles.js';
 import { repoRoot } from '../helpers/shared.js';
@@ -25,7 +25,6 @@ let served: ServedApp;
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 const get = (p: string) => rawGet(served.port, p);
-const tagsOf = (body: RunsResponse, run: string): TagEntry[] => body.runs.find((r) => r.run === run)?.tags ?? [];
 
 beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'probeboard-tb-'));

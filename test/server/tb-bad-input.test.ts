@@ -2,11 +2,11 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChildrenResponse, NodeDetail, RunsResponse, TagEntry } from '../../src/core/api/types.js';
+import type { ChildrenResponse, NodeDetail, RunsResponse } from '../../src/core/api/types.js';
 import { tbType } from '../../src/core/formats/tb/protos.js';
 import { createApp } from '../../server/http/app.js';
 import { createStoreCache } from '../../server/store/openStore.js';
-import { rawGet } from '../helpers/httpGet.js';
+import { rawGet, tagsOf } from '../helpers/httpGet.js';
 import { serveApp, type ServedApp } from '../helpers/serveApp.js';
 import { concat, detailsEventFile, event, frame, graphDef, LABEL, LONG_NOTE, onnxModel, recordOffset, runMetadata, unknownVarint } from '../helpers/tbEncode.js';
 
@@ -22,7 +22,6 @@ let logdir: string;
 let served: ServedApp;
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
 const get = (p: string) => rawGet(served.port, p);
-const tagsOf = (body: RunsResponse, run: string): TagEntry[] => body.runs.find((r) => r.run === run)?.tags ?? [];
 
 const graphOf = (names: string[]) => graphDef({ node: names.map((name, i) => ({ name, op: 'Relu', input: i ? [names[i - 1]] : [] })) });
 const okFrames = [frame(event({ wall_time: 1, file_version: 'brain.Event:2' })), frame(event({ wall_time: 2, step: 3, graph_def: graphOf(['a', 'b']) }))];

@@ -1,6 +1,6 @@
-import { readDerived, writeDerived, type TypedArray } from '../derivedCache.js';
+import { readDerived, writeDerived } from '../derivedCache.js';
 import type { FileStamp } from '../visJsonIndex/visIndex.js';
-import { packedArrays, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
+import { PACKED_ARRAYS, packedArrays, packedFromArrays, stringTable, type PackedTbHierarchy, type StringTable } from '../../../src/core/tbgraph/packed.js';
 import type { WireDetails } from '../../../src/core/formats/tb/graphDefWire.js';
 
 /**
@@ -67,35 +67,17 @@ export function readTbCache(key: TbCacheKey): TbCacheHit | null {
   const h = hit.header as Partial<Header>;
   const a = hit.arrays;
   const wire = h.details === 'wire';
-  const PACKED = 20;
-  if (a.length !== PACKED + (wire ? 4 : 2) || (h.format !== 'graphdef' && h.format !== 'onnx') || !Array.isArray(h.problems)) return null;
+  if (a.length !== PACKED_ARRAYS + (wire ? 4 : 2) || (h.format !== 'graphdef' && h.format !== 'onnx') || !Array.isArray(h.problems)) return null;
   if (typeof h.meta !== 'object' || h.meta === null || typeof h.graphOffset !== 'number' || typeof h.graphLength !== 'number') return null;
-  const [idsBytes, idsEnd, labelsBytes, labelsEnd, edgeStart, edgeFrom, edgeTo, edgeData, edgeControl, edgeLabels, textBytes, textEnd] = a;
-  const [kind, parent, childStart, childList, op, opCount, opNode, hash] = a.slice(12, PACKED);
-  const is = <T>(x: unknown, ctor: new (n: number) => T): x is T => x instanceof ctor;
-  const table = (bytes: TypedArray, end: TypedArray, count: number): StringTable | null =>
-    is(bytes, Uint8Array) && is(end, Uint32Array) && end.length === count && (count === 0 || end[count - 1] === bytes.length) ? { bytes, end } : null;
-  const n = kind.length;
-  const ids = table(idsBytes, idsEnd, n);
-  const labels = table(labelsBytes, labelsEnd, n);
-  const edgeLabelText = is(textEnd, Uint32Array) ? table(textBytes, textEnd, textEnd.length) : null;
-  if (!ids || !labels || !edgeLabelText || !is(kind, Uint8Array) || n === 0) return null;
-  if (!is(edgeStart, Uint32Array) || !is(edgeFrom, Int32Array) || !is(edgeTo, Int32Array) || !is(edgeData, Int32Array) || !is(edgeControl, Int32Array) || !is(edgeLabels, Int32Array)) return null;
-  const edges = edgeFrom.length;
-  if (edgeStart.length !== n + 1 || edgeStart[n] !== edges || edgeTo.length !== edges || edgeData.length !== edges || edgeControl.length !== edges || edgeLabels.length !== edges * 3) return null;
-  if (!is(parent, Int32Array) || !is(childStart, Uint32Array) || !is(childList, Int32Array) || !is(op, Int32Array) || !is(opCount, Int32Array) || !is(opNode, Int32Array) || !is(hash, Int32Array)) return null;
-  if (parent.length !== n || childStart.length !== n + 1 || childList.length !== n - 1 || op.length !== n || opCount.length !== n) return null;
-  const packed: PackedTbHierarchy = {
-    ids, labels, edgeStart, edgeFrom, edgeTo, edgeData, edgeControl, edgeLabels, edgeLabelText,
-    kind, parent, childStart, childList, op, opCount, opNode, hash, format: h.format, meta: h.meta, problems: h.problems,
-  };
-  const ops = opNode.length;
+  const packed = packedFromArrays(a.slice(0, PACKED_ARRAYS), { format: h.format, meta: h.meta, problems: h.problems });
+  if (!packed) return null;
+  const ops = packed.opNode.length;
+  const [first, second, inputStart, inputSource] = a.slice(PACKED_ARRAYS);
   if (!wire) {
-    const json = table(a[PACKED], a[PACKED + 1], ops);
+    const json = stringTable(first, second, ops);
     return json ? { packed, details: { json } } : null;
   }
-  const [nodeStart, nodeEnd, inputStart, inputSource] = a.slice(PACKED);
-  if (!is(nodeStart, Uint32Array) || !is(nodeEnd, Uint32Array) || !is(inputStart, Uint32Array) || !is(inputSource, Int32Array)) return null;
-  if (nodeStart.length !== ops || nodeEnd.length !== ops || inputStart.length !== ops + 1 || inputStart[ops] !== inputSource.length) return null;
-  return { packed, details: { wire: { nodeStart, nodeEnd, inputStart, inputSource }, graphOffset: h.graphOffset, graphLength: h.graphLength } };
+  if (!(first instanceof Uint32Array) || !(second instanceof Uint32Array) || !(inputStart instanceof Uint32Array) || !(inputSource instanceof Int32Array)) return null;
+  if (first.length !== ops || second.length !== ops || inputStart.length !== ops + 1 || inputStart[ops] !== inputSource.length) return null;
+  return { packed, details: { wire: { nodeStart: first, nodeEnd: second, inputStart, inputSource }, graphOffset: h.graphOffset, graphLength: h.graphLength } };
 }

@@ -225,6 +225,44 @@ export function packedArrays(p: PackedTbHierarchy): Array<Uint8Array | Int32Arra
   ];
 }
 
+/** How many arrays packedArrays gives. */
+export const PACKED_ARRAYS = 20;
+
+/**
+ * packedArrays's inverse for arrays read back from elsewhere (the disk cache): the hierarchy, or null when a type or
+ * length does not fit.
+ */
+export function packedFromArrays(
+  a: ReadonlyArray<unknown>,
+  rest: Pick<PackedTbHierarchy, 'format' | 'meta' | 'problems'>,
+): PackedTbHierarchy | null {
+  if (a.length !== PACKED_ARRAYS) return null;
+  const [idsBytes, idsEnd, labelsBytes, labelsEnd, edgeStart, edgeFrom, edgeTo, edgeData, edgeControl, edgeLabels, textBytes, textEnd] = a;
+  const [kind, parent, childStart, childList, op, opCount, opNode, hash] = a.slice(12);
+  const n = kind instanceof Uint8Array ? kind.length : 0;
+  const ids = stringTable(idsBytes, idsEnd, n);
+  const labels = stringTable(labelsBytes, labelsEnd, n);
+  const edgeLabelText = textEnd instanceof Uint32Array ? stringTable(textBytes, textEnd, textEnd.length) : null;
+  if (!ids || !labels || !edgeLabelText || !(kind instanceof Uint8Array) || n === 0) return null;
+  const int32 = [edgeFrom, edgeTo, edgeData, edgeControl, edgeLabels, parent, childList, op, opCount, opNode, hash];
+  if (!(edgeStart instanceof Uint32Array) || !(childStart instanceof Uint32Array) || !int32.every((x) => x instanceof Int32Array)) return null;
+  const [from, to, data, control, labelIds, up, list, ops, counts, nodes, hashes] = int32 as Int32Array[];
+  const edges = from.length;
+  if (edgeStart.length !== n + 1 || edgeStart[n] !== edges || to.length !== edges || data.length !== edges || control.length !== edges || labelIds.length !== edges * 3) return null;
+  if (up.length !== n || childStart.length !== n + 1 || list.length !== n - 1 || ops.length !== n || counts.length !== n) return null;
+  return {
+    ids, labels, edgeStart, edgeFrom: from, edgeTo: to, edgeData: data, edgeControl: control, edgeLabels: labelIds, edgeLabelText,
+    kind, parent: up, childStart, childList: list, op: ops, opCount: counts, opNode: nodes, hash: hashes, ...rest,
+  };
+}
+
+/** A string table of `count` strings from its two arrays, or null when they do not make one. */
+export function stringTable(bytes: unknown, end: unknown, count: number): StringTable | null {
+  return bytes instanceof Uint8Array && end instanceof Uint32Array && end.length === count && (count === 0 || end[count - 1] === bytes.length)
+    ? { bytes, end }
+    : null;
+}
+
 export function tableTransfer(t: StringTable): ArrayBuffer[] {
   return [t.bytes.buffer as ArrayBuffer, t.end.buffer as ArrayBuffer];
 }
